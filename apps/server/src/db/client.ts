@@ -1,0 +1,133 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { sql } from 'drizzle-orm';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import pg from 'pg';
+import { migrationsDir } from '../lib/paths';
+import * as schema from './schema';
+
+export type Schema = typeof schema;
+/** The common ground of both drivers: services are written once against it. */
+export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+export type DatabaseKind = 'pglite' | 'postgres';
+
+export interface DatabaseHandle {
+  db: Database;
+  kind: DatabaseKind;
+  migrate(): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type OpenDatabaseOptions =
+  | { kind: 'postgres'; url: string; poolSize?: number }
+  | { kind: 'pglite'; dataDir: string }
+  | { kind: 'pglite'; client: PGlite };
+
+/** Lives in DATA_DIR next to later siblings (recordings, uploads), so the database gets its own folder. */
+export const pgliteDir = (dataDir: string) => path.join(dataDir, 'pglite');
+
+// PGlite is single-process: a second server on the same DATA_DIR would corrupt it, so we
+// refuse to start instead. A lock left by a killed process is taken over once its pid is gone.
+function acquireDataDirLock(dataDir: string): () => void {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const lockPath = path.join(dataDir, 'server.lock');
+  const write = () => fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
+  try {
+    write();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    const holder = Number.parseInt(fs.readFileSync(lockPath, 'utf8'), 10);
+    if (Number.isInteger(holder) && holder !== process.pid && isAlive(holder)) {
+      throw new Error(
+        `DATA_DIR ${dataDir} is in use by another server process (pid ${holder}); stop it or choose another DATA_DIR`,
+      );
+    }
+    fs.rmSync(lockPath, { force: true });
+    write();
+  }
+  return () => {
+    try {
+      if (fs.readFileSync(lockPath, 'utf8') === String(process.pid)) fs.rmSync(lockPath, { force: true });
+    } catch {
+      // already gone
+    }
+  };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
+  if (options.kind === 'postgres') {
+    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
+    // An idle client that loses its connection must not crash the process.
+    pool.on('error', () => {});
+    const db = drizzlePg(pool, { schema }) as unknown as Database;
+    return {
+      db,
+      kind: 'postgres',
+      async migrate() {
+        // Several processes may start together on one database; the advisory lock makes
+        // exactly one of them apply pending migrations while the others wait.
+        const client = await pool.connect();
+        try {
+          await client.query('SELECT pg_advisory_lock(7262021)');
+          await migratePg(drizzlePg(client, { schema }), { migrationsFolder: migrationsDir() });
+        } finally {
+          await client.query('SELECT pg_advisory_unlock(7262021)').catch(() => {});
+          client.release();
+        }
+      },
+      async ping() {
+        await db.execute(sql`select 1`);
+      },
+      async close() {
+        await pool.end();
+      },
+    };
+  }
+
+  let client: PGlite;
+  let release = () => {};
+  if ('client' in options) {
+    client = options.client;
+  } else {
+    release = acquireDataDirLock(options.dataDir);
+    try {
+      client = await PGlite.create(pgliteDir(options.dataDir));
+    } catch (err) {
+      release();
+      throw err;
+    }
+  }
+  const db = drizzlePglite(client, { schema }) as unknown as Database;
+  return {
+    db,
+    kind: 'pglite',
+    async migrate() {
+      await migratePglite(drizzlePglite(client, { schema }), { migrationsFolder: migrationsDir() });
+    },
+    async ping() {
+      await client.query('select 1');
+    },
+    async close() {
+      try {
+        if (!client.closed) await client.close();
+      } finally {
+        release();
+      }
+    },
+  };
+}

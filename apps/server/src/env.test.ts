@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { EnvError, parseEnv } from './env';
+
+const fails = (vars: Record<string, string>) => {
+  try {
+    parseEnv(vars);
+  } catch (err) {
+    if (err instanceof EnvError) return err.lines;
+    throw err;
+  }
+  throw new Error('expected parseEnv to fail');
+};
+
+describe('parseEnv', () => {
+  it('applies the documented defaults', () => {
+    const env = parseEnv({}, '/srv/app');
+    expect(env.PORT).toBe(3000);
+    expect(env.dataDir).toBe('/srv/app/data');
+    expect(env.DATABASE_URL).toBeUndefined();
+    expect(env.demoEnabled).toBe(true);
+    expect(env.demoEmail).toBe('demo@example.com');
+  });
+
+  it('names each bad variable on its own line', () => {
+    const lines = fails({ PORT: 'abc', LOG_LEVEL: 'loud', DEMO_EMAIL: 'not-an-email' });
+    expect(lines).toHaveLength(3);
+    expect(lines.find((l) => l.includes('PORT'))).toMatch(
+      /^Invalid environment variable PORT: .*\(got "abc"\)$/,
+    );
+    expect(lines.some((l) => l.startsWith('Invalid environment variable LOG_LEVEL'))).toBe(true);
+    expect(lines.some((l) => l.startsWith('Invalid environment variable DEMO_EMAIL'))).toBe(true);
+  });
+
+  it('rejects an out-of-range port', () => {
+    expect(fails({ PORT: '70000' })[0]).toContain('PORT');
+  });
+
+  it('never echoes a database URL back, since it may carry a password', () => {
+    const [line] = fails({ DATABASE_URL: 'mysql://user:hunter2@db/x' });
+    expect(line).toContain('DATABASE_URL');
+    expect(line).not.toContain('hunter2');
+  });
+
+  it('turns the demo off on PostgreSQL unless DEMO_EMAIL is set', () => {
+    expect(parseEnv({ DATABASE_URL: 'postgres://u@h/db' }).demoEnabled).toBe(false);
+    expect(parseEnv({ DATABASE_URL: 'postgres://u@h/db', DEMO_EMAIL: 'Boss@Example.com' })).toMatchObject({
+      demoEnabled: true,
+      demoEmail: 'boss@example.com',
+    });
+    expect(parseEnv({ DEMO: 'off' }).demoEnabled).toBe(false);
+  });
+});

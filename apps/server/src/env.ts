@@ -1,0 +1,110 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const port = z.coerce
+  .number({ error: 'must be a whole number between 1 and 65535' })
+  .int({ error: 'must be a whole number between 1 and 65535' })
+  .min(1, { error: 'must be a whole number between 1 and 65535' })
+  .max(65535, { error: 'must be a whole number between 1 and 65535' });
+
+const boolish = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], {
+    error: 'must be one of true, false, 1, 0, yes, no, on, off',
+  })
+  .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
+
+const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
+
+/**
+ * Every variable the server reads. The README's configuration table mirrors this list;
+ * keep them in step.
+ */
+export const envSchema = z.object({
+  NODE_ENV: z.preprocess(
+    emptyAsUndefined,
+    z
+      .enum(['production', 'development', 'test'], { error: 'must be production, development or test' })
+      .default('production'),
+  ),
+  PORT: z.preprocess(emptyAsUndefined, port.default(3000)),
+  HOST: z.preprocess(emptyAsUndefined, z.string().min(1).default('0.0.0.0')),
+  DATA_DIR: z.preprocess(emptyAsUndefined, z.string().min(1).default('./data')),
+  DATABASE_URL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^postgres(ql)?:\/\/.+/, { error: 'must be a postgres:// or postgresql:// connection URL' })
+      .optional(),
+  ),
+  DATABASE_POOL_SIZE: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number between 1 and 200' })
+      .int({ error: 'must be a whole number between 1 and 200' })
+      .min(1, { error: 'must be a whole number between 1 and 200' })
+      .max(200, { error: 'must be a whole number between 1 and 200' })
+      .default(10),
+  ),
+  DEMO: z.preprocess(
+    emptyAsUndefined,
+    z.enum(['auto', 'on', 'off'], { error: 'must be auto, on or off' }).default('auto'),
+  ),
+  DEMO_EMAIL: z.preprocess(emptyAsUndefined, z.email({ error: 'must be an e-mail address' }).optional()),
+  DEMO_PASSWORD: z.preprocess(
+    emptyAsUndefined,
+    z.string().min(8, { error: 'must be at least 8 characters' }).max(128).optional(),
+  ),
+  LOG_LEVEL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+        error: 'must be one of fatal, error, warn, info, debug, trace, silent',
+      })
+      .default('info'),
+  ),
+  TRUST_PROXY: z.preprocess(emptyAsUndefined, boolish.default(false)),
+  SHUTDOWN_TIMEOUT_MS: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number({ error: 'must be a whole number of milliseconds' })
+      .int({ error: 'must be a whole number of milliseconds' })
+      .min(0, { error: 'must be a whole number of milliseconds' })
+      .default(10_000),
+  ),
+  WEB_DIST: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+});
+
+export type Env = z.infer<typeof envSchema> & { dataDir: string; demoEnabled: boolean; demoEmail: string };
+
+export class EnvError extends Error {
+  constructor(readonly lines: string[]) {
+    super(lines.join('\n'));
+  }
+}
+
+/** Parses once at start; every bad variable gets its own line naming it, so an operator fixes all at once. */
+export function parseEnv(source: Record<string, string | undefined> = process.env, cwd = process.cwd()): Env {
+  const result = envSchema.safeParse(source);
+  if (!result.success) {
+    const lines = result.error.issues.map((issue) => {
+      const name = String(issue.path[0] ?? 'environment');
+      const raw = source[name];
+      const got =
+        raw === undefined ? '' : ` (got ${JSON.stringify(raw.length > 60 ? `${raw.slice(0, 60)}…` : raw)})`;
+      // Never echo a connection string or password back: it may hold a secret.
+      const shown = /URL|PASSWORD|SECRET|KEY/.test(name) ? '' : got;
+      return `Invalid environment variable ${name}: ${issue.message}${shown}`;
+    });
+    throw new EnvError(lines);
+  }
+  const env = result.data;
+  const embedded = env.DATABASE_URL === undefined;
+  const demoEnabled =
+    env.DEMO === 'on' || (env.DEMO === 'auto' && (embedded || env.DEMO_EMAIL !== undefined));
+  return {
+    ...env,
+    dataDir: path.resolve(cwd, env.DATA_DIR),
+    demoEnabled,
+    demoEmail: (env.DEMO_EMAIL ?? 'demo@example.com').toLowerCase(),
+  };
+}

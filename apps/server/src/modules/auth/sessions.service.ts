@@ -1,0 +1,75 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { and, eq, gt, lt } from 'drizzle-orm';
+import type { Database } from '../../db/client';
+import { sessions, users } from '../../db/schema';
+
+export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
+// Sliding expiry is refreshed at most this often, so authenticated reads stay read-only.
+const REFRESH_AFTER_MS = 3600 * 1000;
+
+export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+export interface SessionUser {
+  id: string;
+  email: string;
+  displayName: string;
+  profile: string;
+  tokenHash: string;
+}
+
+export async function createSession(
+  db: Database,
+  userId: string,
+  meta: { userAgent: string; ip: string },
+  now = new Date(),
+) {
+  const token = randomBytes(32).toString('base64url');
+  const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
+  await db.insert(sessions).values({
+    tokenHash: hashToken(token),
+    userId,
+    createdAt: now,
+    lastSeenAt: now,
+    expiresAt,
+    userAgent: meta.userAgent.slice(0, 512),
+    ip: meta.ip,
+  });
+  return { token, expiresAt };
+}
+
+export async function findSessionUser(
+  db: Database,
+  token: string,
+  now = new Date(),
+): Promise<SessionUser | null> {
+  const tokenHash = hashToken(token);
+  const [row] = await db
+    .select({
+      id: users.id,
+      email: users.email,
+      displayName: users.displayName,
+      profile: users.profile,
+      lastSeenAt: sessions.lastSeenAt,
+    })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .where(and(eq(sessions.tokenHash, tokenHash), gt(sessions.expiresAt, now)))
+    .limit(1);
+  if (!row) return null;
+  if (now.getTime() - row.lastSeenAt.getTime() > REFRESH_AFTER_MS) {
+    await db
+      .update(sessions)
+      .set({ lastSeenAt: now, expiresAt: new Date(now.getTime() + SESSION_TTL_MS) })
+      .where(eq(sessions.tokenHash, tokenHash));
+  }
+  const { lastSeenAt: _ignored, ...user } = row;
+  return { ...user, tokenHash };
+}
+
+export async function deleteSession(db: Database, tokenHash: string) {
+  await db.delete(sessions).where(eq(sessions.tokenHash, tokenHash));
+}
+
+export async function deleteExpiredSessions(db: Database, now = new Date()) {
+  await db.delete(sessions).where(lt(sessions.expiresAt, now));
+}

@@ -1,0 +1,16 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { Database, DatabaseHandle } from '../db/client';
+import type { Env } from '../env';
+import { authRoutes } from './auth/auth.routes';
+import { healthRoutes } from './health/health.routes';
+import { usersRoutes } from './users/users.routes';
+
+export interface ModuleOptions {
+  db: Database;
+  database: DatabaseHandle;
+  env: Env;
+  version: string;
+}
+
+/** Every HTTP module, registered by app.ts from this one list. */
+export const modules: FastifyPluginAsync<ModuleOptions>[] = [healthRoutes, authRoutes, usersRoutes];

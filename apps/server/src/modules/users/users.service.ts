@@ -1,0 +1,31 @@
+import type { CurrentUser } from '@callpilot/contracts';
+import { asc, eq } from 'drizzle-orm';
+import type { Database } from '../../db/client';
+import { memberships, projects } from '../../db/schema';
+import type { SessionUser } from '../auth/sessions.service';
+
+/** The spec's user-store: the first project (the oldest membership) is the current one. */
+export async function getCurrentUser(db: Database, user: SessionUser): Promise<CurrentUser> {
+  const rows = await db
+    .select({
+      id: projects.id,
+      name: projects.name,
+      company: projects.company,
+      industry: projects.industry,
+      disabled: projects.disabled,
+      role: memberships.role,
+    })
+    .from(memberships)
+    .innerJoin(projects, eq(projects.id, memberships.projectId))
+    .where(eq(memberships.userId, user.id))
+    .orderBy(asc(memberships.createdAt), asc(projects.id));
+  const first = rows[0];
+  return {
+    isOwnerOrAdmin: first !== undefined && (first.role === 'owner' || first.role === 'admin'),
+    id: user.id,
+    email: user.email,
+    displayName: user.displayName,
+    profile: user.profile,
+    projects: rows,
+  };
+}
