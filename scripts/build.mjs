@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const force = process.argv.includes('--force');
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
 
 function newestMtime(entries) {
   let newest = 0;
@@ -39,12 +40,14 @@ const mtime = (p) => {
 const shared = ['packages/contracts/src', 'package-lock.json'];
 const targets = [
   {
+    id: 'web',
     name: 'console (apps/web)',
     output: 'apps/web/dist/index.html',
     inputs: [...shared, 'apps/web/src', 'apps/web/public', 'apps/web/index.html', 'apps/web/vite.config.ts'],
     cmd: ['npx', ['vite', 'build', '--logLevel', 'warn'], 'apps/web'],
   },
   {
+    id: 'server',
     name: 'server (apps/server)',
     output: 'apps/server/dist/main.js',
     inputs: [...shared, 'apps/server/src', 'apps/server/build.mjs'],
@@ -53,6 +56,7 @@ const targets = [
 ];
 
 for (const t of targets) {
+  if (only && t.id !== only) continue;
   const out = mtime(t.output);
   if (!force && out > 0 && out >= newestMtime(t.inputs)) continue;
   const started = Date.now();

@@ -1,5 +1,5 @@
 import { buildApp } from './app';
-import { type DatabaseHandle, openDatabase } from './db/client';
+import { openFromEnv } from './db/open';
 import { EnvError, parseEnv } from './env';
 import { ensureDemo } from './modules/demo/demo.service';
 
@@ -17,9 +17,7 @@ async function main() {
     throw err;
   }
 
-  const database: DatabaseHandle = env.DATABASE_URL
-    ? await openDatabase({ kind: 'postgres', url: env.DATABASE_URL, poolSize: env.DATABASE_POOL_SIZE })
-    : await openDatabase({ kind: 'pglite', dataDir: env.dataDir });
+  const database = await openFromEnv(env);
   const app = await buildApp({ database, env, version: VERSION });
   app.addHook('onClose', async () => {
     await database.close();

@@ -21,7 +21,8 @@ export const PG_TEMPLATE_DB = 'callpilot_test_template';
  * On PostgreSQL the same idea is a template database that each test copies.
  */
 export default async function setup(project: TestProject) {
-  if (process.env.TEST_DB === 'pg') {
+  // Global setup runs in the main process, where the project's `env` is not applied.
+  if (project.config.env?.TEST_DB === 'pg') {
     const url = process.env.TEST_DATABASE_URL;
     if (!url) throw new Error('TEST_DB=pg needs TEST_DATABASE_URL');
     const admin = new pg.Client({ connectionString: url });

@@ -19,14 +19,19 @@ export async function createTestDatabase(): Promise<DatabaseHandle> {
     const dbUrl = new URL(url);
     dbUrl.pathname = `/${name}`;
     const handle = await openDatabase({ kind: 'postgres', url: dbUrl.toString(), poolSize: 4 });
+    let dropped: Promise<void> | undefined;
+    const drop = async () => {
+      await handle.close();
+      const a = new pg.Client({ connectionString: url });
+      await a.connect();
+      await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await a.end();
+    };
     return {
       ...handle,
-      async close() {
-        await handle.close();
-        const a = new pg.Client({ connectionString: url });
-        await a.connect();
-        await a.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await a.end();
+      close() {
+        dropped ??= drop();
+        return dropped;
       },
     };
   }

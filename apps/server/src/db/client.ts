@@ -63,11 +63,26 @@ function acquireDataDirLock(dataDir: string): () => void {
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+  // A killed server whose parent has not reaped it yet still answers signal 0 as a zombie.
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true;
+  }
 }
+
+// Shutdown paths (signal, onClose hook, test teardown) may each try to close; only the first acts.
+const once = (fn: () => Promise<void>) => {
+  let done: Promise<void> | undefined;
+  return () => {
+    done ??= fn();
+    return done;
+  };
+};
 
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   if (options.kind === 'postgres') {
@@ -93,9 +108,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       async ping() {
         await db.execute(sql`select 1`);
       },
-      async close() {
-        await pool.end();
-      },
+      close: once(() => pool.end()),
     };
   }
 
@@ -122,12 +135,12 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     async ping() {
       await client.query('select 1');
     },
-    async close() {
+    close: once(async () => {
       try {
         if (!client.closed) await client.close();
       } finally {
         release();
       }
-    },
+    }),
   };
 }

@@ -1,0 +1,20 @@
+import { Outlet, useNavigation } from 'react-router';
+
+// Later navigations keep the current page on screen while the next page's code loads, so the
+// loading text is shown on top of it rather than instead of it.
+export function RootLayout() {
+  const navigation = useNavigation();
+  return (
+    <>
+      {navigation.state === 'loading' && (
+        <div
+          role="status"
+          className="fixed top-3 left-1/2 z-50 -translate-x-1/2 rounded-full bg-white px-4 py-1 text-sm text-gray-500 shadow"
+        >
+          加载中...
+        </div>
+      )}
+      <Outlet />
+    </>
+  );
+}

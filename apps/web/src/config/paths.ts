@@ -1,0 +1,10 @@
+export const paths = {
+  home: '/',
+  login: '/login',
+  dashboard: '/dashboard',
+} as const;
+
+/** The login URL that brings the user back to `returnTo` (path + query) after signing in. */
+export function loginHref(returnTo?: string): string {
+  return returnTo ? `${paths.login}?redirect=${encodeURIComponent(returnTo)}` : paths.login;
+}

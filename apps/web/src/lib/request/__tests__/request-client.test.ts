@@ -1,0 +1,183 @@
+import { toast } from 'sonner';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { failure, ok, startFakeServer } from '@/test/fake-server';
+import { del, get, patch, post, put, RequestError, setRequestNavigator } from '..';
+
+let server: ReturnType<typeof startFakeServer> | undefined;
+const navigate = vi.fn();
+
+beforeEach(() => {
+  setRequestNavigator(navigate);
+  navigate.mockReset();
+  vi.spyOn(toast, 'error');
+});
+
+afterEach(() => {
+  server?.stop();
+  server = undefined;
+  vi.useRealTimers();
+  window.history.replaceState(null, '', '/');
+});
+
+function serve(handle: Parameters<typeof startFakeServer>[0]) {
+  server = startFakeServer(handle);
+  return server;
+}
+
+async function rejectionOf(promise: Promise<unknown>): Promise<RequestError> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(RequestError);
+  return error as RequestError;
+}
+
+describe('request client', () => {
+  it('unwraps the envelope and sends JSON with a 60 s timeout', async () => {
+    const { requests } = serve(() => ok({ id: 'u1' }));
+
+    await expect(post('/api/things', { name: 'a' })).resolves.toEqual({ id: 'u1' });
+
+    const [request] = requests;
+    expect(request?.method).toBe('POST');
+    expect(request?.body).toEqual({ name: 'a' });
+    expect(request?.headers['Content-Type']).toBe('application/json');
+    expect(request?.config.timeout).toBe(60_000);
+  });
+
+  it('uses the verb of each helper', async () => {
+    const { requests } = serve(() => ok(null));
+
+    await get('/api/a');
+    await put('/api/a', { v: 1 });
+    await patch('/api/a', { v: 2 });
+    await del('/api/a');
+
+    expect(requests.map((r) => r.method)).toEqual(['GET', 'PUT', 'PATCH', 'DELETE']);
+  });
+
+  it('sends the stored token, except on login, register and sms-captcha', async () => {
+    localStorage.setItem('token', 'tok-1');
+    const { requests } = serve(() => ok(null));
+
+    await get('/api/user/current');
+    await post('/auth/login', {});
+    await post('/auth/register', {});
+    await get('/auth/sms-captcha?phone=1');
+    await get('/auth/logout');
+
+    expect(requests.map((r) => [r.url, r.headers.Authorization])).toEqual([
+      ['/api/user/current', 'Bearer tok-1'],
+      ['/auth/login', undefined],
+      ['/auth/register', undefined],
+      ['/auth/sms-captcha?phone=1', undefined],
+      ['/auth/logout', 'Bearer tok-1'],
+    ]);
+  });
+
+  it('treats success:false in a 2xx answer as an error', async () => {
+    serve(() => ({ status: 200, body: { success: false, status: 200, data: null, message: '额度不足' } }));
+
+    const error = await rejectionOf(get('/api/balance'));
+
+    expect(error.message).toBe('额度不足');
+    expect(toast.error).toHaveBeenCalledWith('额度不足', expect.anything());
+  });
+
+  it('reads the message from error, then message, then msg', async () => {
+    const replies = [
+      { error: 'from error', message: 'from message', msg: 'from msg' },
+      { error: '', message: 'from message', msg: 'from msg' },
+      { error: null, msg: 'from msg' },
+    ];
+    serve(() => ({ status: 400, body: { success: false, ...replies.shift() } }));
+
+    const messages = [];
+    for (let i = 0; i < 3; i++) messages.push((await rejectionOf(get('/api/x'))).message);
+
+    expect(messages).toEqual(['from error', 'from message', 'from msg']);
+  });
+
+  it.each([
+    [400, '请求参数错误'],
+    [403, '拒绝访问'],
+    [404, '请求地址出错'],
+    [408, '请求超时'],
+    [500, '服务器内部错误'],
+    [501, '服务未实现'],
+    [502, '网关错误'],
+    [503, '服务不可用'],
+    [504, '网关超时'],
+    [505, 'HTTP版本不受支持'],
+    [418, '请求失败'],
+  ])('falls back to the Chinese text of status %i', async (status, text) => {
+    serve(() => ({ status }));
+
+    const error = await rejectionOf(get('/api/x'));
+
+    expect(error).toMatchObject({ status, message: text });
+    expect(toast.error).toHaveBeenCalledWith(text, expect.anything());
+  });
+
+  it('reports a missing response as a network failure', async () => {
+    serve(() => 'network-error');
+
+    const error = await rejectionOf(get('/api/x'));
+
+    expect(error.message).toBe('网络连接失败，请检查网络设置');
+    expect(error.status).toBeUndefined();
+  });
+
+  it('does not toast when the call passes showError: false', async () => {
+    serve(() => failure(409, '名称已存在', 'CONFLICT'));
+
+    const error = await rejectionOf(post('/api/things', {}, { showError: false }));
+
+    expect(error).toMatchObject({ message: '名称已存在', code: 'CONFLICT', status: 409 });
+    expect(toast.error).not.toHaveBeenCalled();
+  });
+
+  it('uses the call-specific fallback when the server gives no message', async () => {
+    serve(() => ({ status: 500 }));
+
+    const error = await rejectionOf(get('/auth/logout', { fallbackMessage: '登出失败' }));
+
+    expect(error.message).toBe('登出失败');
+  });
+
+  it('on a 401 from an API call, warns once, then drops the token and goes to login', async () => {
+    vi.useFakeTimers();
+    window.history.replaceState(null, '', '/call-record/list?page=2');
+    localStorage.setItem('token', 'expired');
+    serve(() => failure(401, '令牌无效', 'UNAUTHORIZED'));
+
+    await rejectionOf(get('/api/user/current'));
+    await rejectionOf(get('/api/other', { showError: false }));
+
+    expect(toast.error).toHaveBeenCalledTimes(1);
+    expect(toast.error).toHaveBeenCalledWith('未登录或登录已过期', expect.anything());
+    vi.advanceTimersByTime(999);
+    expect(localStorage.getItem('token')).toBe('expired');
+    expect(navigate).not.toHaveBeenCalled();
+
+    vi.advanceTimersByTime(1);
+    expect(localStorage.getItem('token')).toBeNull();
+    expect(navigate).toHaveBeenCalledTimes(1);
+    expect(navigate).toHaveBeenCalledWith('/login?redirect=%2Fcall-record%2Flist%3Fpage%3D2');
+  });
+
+  it('on a 401 from an auth call, shows the server message and stays', async () => {
+    vi.useFakeTimers();
+    localStorage.setItem('token', 'kept');
+    serve(() => failure(401, '邮箱或密码错误', 'INVALID_CREDENTIALS'));
+
+    const error = await rejectionOf(post('/auth/login', { email: 'a@b.c', password: 'x' }));
+    vi.advanceTimersByTime(5_000);
+
+    expect(error.message).toBe('邮箱或密码错误');
+    expect(toast.error).toHaveBeenCalledWith('邮箱或密码错误', expect.anything());
+    expect(navigate).not.toHaveBeenCalled();
+    expect(localStorage.getItem('token')).toBe('kept');
+  });
+});

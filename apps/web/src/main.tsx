@@ -1,0 +1,20 @@
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { RouterProvider } from 'react-router';
+import { AppProvider } from '@/app/provider';
+import { createAppRouter } from '@/app/router';
+import { setRequestNavigator } from '@/lib/request';
+import './index.css';
+
+const router = createAppRouter();
+setRequestNavigator((to) => {
+  void router.navigate(to);
+});
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <AppProvider>
+      <RouterProvider router={router} />
+    </AppProvider>
+  </StrictMode>,
+);
