@@ -29,7 +29,9 @@ const steps = [
 ];
 
 if (!process.env.TEST_DATABASE_URL) {
-  process.stdout.write('TEST_DATABASE_URL is not set: the server suite runs on PGlite only (CI also runs it on PostgreSQL).\n');
+  process.stdout.write(
+    'TEST_DATABASE_URL is not set: the server suite runs on PGlite only (CI also runs it on PostgreSQL).\n',
+  );
 }
 
 const started = Date.now();
