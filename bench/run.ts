@@ -1,0 +1,88 @@
+// `npm run bench [-- name...]`: builds what is stale, runs the selected benchmarks one after
+// another (never in parallel: they would compete for the same cores) and exits non-zero when
+// a budget fails or a benchmark cannot run.
+import os from 'node:os';
+import { bundleBenchmark } from './src/bundle';
+import { httpBenchmark } from './src/http';
+import { emergencyCleanup } from './src/lib/proc';
+import type { BudgetResult } from './src/lib/report';
+import { ensureBuilt } from './src/lib/server';
+import { startupBenchmark } from './src/startup';
+
+interface Benchmark {
+  name: string;
+  about: string;
+  run: () => Promise<BudgetResult[]>;
+}
+
+const benchmarks: Benchmark[] = [
+  { name: 'http', about: 'req/s and p99 of the real server against bare node:http', run: httpBenchmark },
+  { name: 'bundle', about: 'gzip bytes of JS+CSS loaded by /login and /dashboard', run: bundleBenchmark },
+  { name: 'startup', about: 'time to first /healthz 200, first start and restart', run: startupBenchmark },
+];
+
+// A child server left running would hold its port and DATA_DIR; kill it whatever ends the runner.
+process.on('exit', emergencyCleanup);
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(signal, () => {
+    console.error(`\n${signal}: stopping child processes`);
+    emergencyCleanup();
+    process.exit(130);
+  });
+}
+
+function usage(): string {
+  const list = benchmarks.map((b) => `  ${b.name.padEnd(8)} ${b.about}`).join('\n');
+  return `usage: npm run bench [-- <name>...]\n\nbenchmarks (all when none is named):\n${list}`;
+}
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h') || args.includes('--list')) {
+    console.log(usage());
+    return 0;
+  }
+  const unknown = args.filter((a) => !benchmarks.some((b) => b.name === a));
+  if (unknown.length > 0) {
+    console.error(`unknown benchmark: ${unknown.join(', ')}\n\n${usage()}`);
+    return 2;
+  }
+  const selected = args.length === 0 ? benchmarks : benchmarks.filter((b) => args.includes(b.name));
+
+  ensureBuilt();
+
+  const verdicts: BudgetResult[] = [];
+  const crashed: string[] = [];
+  for (const b of selected) {
+    console.log(`\n== ${b.name}: ${b.about}`);
+    // Timings are only comparable on an otherwise idle machine; show how busy it was.
+    const [load1 = 0] = os.loadavg();
+    console.log(`  load average ${load1.toFixed(2)} on ${os.availableParallelism()} cores at start`);
+    const started = performance.now();
+    try {
+      verdicts.push(...(await b.run()));
+    } catch (err) {
+      // One broken benchmark must not hide the others' figures.
+      crashed.push(b.name);
+      console.log(`  ERROR ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    }
+    console.log(`  (${b.name} took ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  }
+
+  console.log('\n== summary');
+  for (const v of verdicts) console.log(`  ${v.pass ? 'PASS' : 'FAIL'}  ${v.name}: ${v.detail}`);
+  for (const name of crashed) console.log(`  ERROR ${name}: did not complete`);
+  const failed = verdicts.filter((v) => !v.pass).length + crashed.length;
+  console.log(failed === 0 ? '  all budgets met' : `  ${failed} failure(s)`);
+  return failed === 0 ? 0 : 1;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err) => {
+    console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,107 @@
+import os from 'node:os';
+import autocannon from 'autocannon';
+import { repoRoot } from './lib/paths';
+import { freePort, httpRequest, spawnNode, waitForOk, withScope } from './lib/proc';
+import { type BudgetResult, budget, fmtInt, fmtPct, fmtRatio, table } from './lib/report';
+import { login, startServer } from './lib/server';
+
+const CONNECTIONS = 10;
+const WARMUP_S = 2;
+const MEASURE_S = 8;
+/** The authenticated, database-backed endpoint must keep at least this share of bare node:http. */
+const MIN_AUTH_RATIO = 0.3;
+
+// Same envelope shape and roughly the same size as the real API's answers, so the baseline
+// differs from the real server by the framework and database work, not by the payload.
+const BARE_SERVER = `
+const http = require('node:http');
+const body = JSON.stringify({ success: true, status: 200, data: { status: 'ok' }, message: 'ok', msg: 'ok', error: null });
+http
+  .createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  })
+  .listen(Number(process.env.PORT), '127.0.0.1');
+`;
+
+interface Measurement {
+  label: string;
+  reqPerSec: number;
+  p99Ms: number;
+  requests: number;
+  /** Non-2xx answers, connection errors and timeouts: any of them makes the figures meaningless. */
+  bad: number;
+}
+
+async function load(label: string, url: string, headers: Record<string, string> = {}): Promise<Measurement> {
+  const opts = { url, connections: CONNECTIONS, pipelining: 1, headers, timeout: 10 };
+  // The warm-up lets V8 optimise the hot paths and fills connection pools; its figures are dropped.
+  await autocannon({ ...opts, duration: WARMUP_S });
+  const r = await autocannon({ ...opts, duration: MEASURE_S });
+  return {
+    label,
+    reqPerSec: r.requests.average,
+    p99Ms: r.latency.p99,
+    requests: r.requests.total,
+    bad: r.non2xx + r.errors + r.timeouts,
+  };
+}
+
+export async function httpBenchmark(): Promise<BudgetResult[]> {
+  const cores = os.availableParallelism();
+  console.log(
+    `  autocannon runs in this process, each server in its own process: load generator and server\n` +
+      `  share the ${cores} CPU core(s), so absolute figures are low; compare the ratios.\n` +
+      `  ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${MEASURE_S} s measured per endpoint.`,
+  );
+
+  const bare = await withScope(async (scope) => {
+    const port = await freePort();
+    const child = spawnNode(scope, 'bare node:http server', ['-e', BARE_SERVER], {
+      cwd: repoRoot,
+      env: { ...process.env, PORT: String(port) },
+    });
+    const url = `http://127.0.0.1:${port}/`;
+    await waitForOk(url, child, { timeoutMs: 10_000 });
+    return load('bare node:http (baseline)', url);
+  });
+
+  const [health, auth] = await withScope(async (scope) => {
+    const server = await startServer(scope);
+    const token = await login(server.baseUrl);
+    const headers = { authorization: `Bearer ${token}` };
+    // A 401 is cheaper than the real work, so make sure the token works before measuring with it.
+    const check = await httpRequest(`${server.baseUrl}/api/user/current`, { headers });
+    if (check.status !== 200) {
+      throw new Error(`GET /api/user/current answered ${check.status}: ${check.body.slice(0, 300)}`);
+    }
+    const health = await load('GET /healthz', `${server.baseUrl}/healthz`);
+    const auth = await load('GET /api/user/current (bearer)', `${server.baseUrl}/api/user/current`, headers);
+    return [health, auth] as const;
+  });
+
+  const rows = [bare, health, auth].map((m) => [
+    m.label,
+    fmtInt(m.reqPerSec),
+    // autocannon's latency histogram has whole-millisecond resolution.
+    m.p99Ms < 1 ? '<1' : m.p99Ms.toFixed(0),
+    fmtRatio(m.reqPerSec / bare.reqPerSec),
+    fmtInt(m.requests),
+    fmtInt(m.bad),
+  ]);
+  console.log(table(['endpoint', 'req/s', 'p99 ms', 'vs bare', 'requests', 'non-2xx/err'], rows));
+
+  for (const m of [bare, health]) {
+    if (m.bad > 0) console.log(`  warning: ${m.label} had ${m.bad} non-2xx answers or errors`);
+  }
+  const ratio = auth.reqPerSec / bare.reqPerSec;
+  return [
+    budget(
+      'http: /api/user/current throughput >= 30% of bare',
+      ratio >= MIN_AUTH_RATIO && auth.bad === 0,
+      auth.bad > 0
+        ? `${auth.bad} non-2xx answers or errors during the run, figures are not valid`
+        : `${fmtInt(auth.reqPerSec)} req/s = ${fmtPct(ratio)} of ${fmtInt(bare.reqPerSec)} req/s`,
+    ),
+  ];
+}
