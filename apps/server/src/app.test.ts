@@ -32,6 +32,7 @@ describe('health and envelope', () => {
 
   it('answers 503 when the database is gone', async () => {
     const { app, database } = await start();
+    await app.ready();
     await database.close();
     const res = await app.inject({ method: 'GET', url: '/healthz' });
     expect(res.statusCode).toBe(503);

@@ -64,7 +64,7 @@ export async function buildApp({ database, env, logger, version = '0.0.0' }: Bui
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
-  await app.register(authPlugin, { db: database.db });
+  await app.register(authPlugin, { database });
   for (const mod of modules) {
     await app.register(mod, { db: database.db, database, env, version });
   }

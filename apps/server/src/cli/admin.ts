@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { email as emailSchema, password as passwordSchema } from '@callpilot/contracts';
 import { and, asc, eq } from 'drizzle-orm';
-import type { Database } from '../db/client';
+import type { DatabaseHandle } from '../db/client';
 import { openFromEnv } from '../db/open';
 import { memberships, projects, sessions, users } from '../db/schema';
 import { EnvError, parseEnv } from '../env';
 import { hashPassword } from '../modules/auth/password';
+import { revokedUser, SESSION_REVOKED_CHANNEL } from '../modules/auth/session-cache';
 import { ensureDemo } from '../modules/demo/demo.service';
 
 const HELP = `Usage: npm run admin -- <command> [options]
@@ -58,12 +59,13 @@ function bool(value: string, flag: string): boolean {
 type Flags = { 'no-project'?: boolean };
 
 async function run(
-  db: Database,
+  database: DatabaseHandle,
   command: string,
   values: Record<string, string | undefined>,
   flags: Flags,
   env: ReturnType<typeof parseEnv>,
 ) {
+  const { db } = database;
   switch (command) {
     case 'migrate':
       return 'migrations applied';
@@ -136,6 +138,7 @@ async function run(
       if (!user) throw new UsageError(`no user with e-mail ${email}`);
       // A reset password must lock out whoever held the old one.
       await db.delete(sessions).where(eq(sessions.userId, user.id));
+      await database.notify(SESSION_REVOKED_CHANNEL, revokedUser(user.id));
       return `password set for ${email}; their sessions were ended`;
     }
     case 'project:update': {
@@ -194,7 +197,7 @@ async function main() {
   try {
     await database.migrate();
     const { 'no-project': noProject, help: _help, ...strings } = values;
-    process.stdout.write(`${await run(database.db, command, strings, { 'no-project': noProject }, env)}\n`);
+    process.stdout.write(`${await run(database, command, strings, { 'no-project': noProject }, env)}\n`);
   } finally {
     await database.close();
   }

@@ -21,6 +21,10 @@ export interface DatabaseHandle {
   kind: DatabaseKind;
   migrate(): Promise<void>;
   ping(): Promise<void>;
+  /** Postgres NOTIFY: reaches every process listening on this database, this one included. */
+  notify(channel: string, payload: string): Promise<void>;
+  /** Postgres LISTEN; resolves once subscribed, with a function that unsubscribes. */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -87,6 +91,7 @@ const once = (fn: () => Promise<void>) => {
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   if (options.kind === 'postgres') {
     const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
+    const listeners = new Set<pg.Client>();
     // An idle client that loses its connection must not crash the process.
     pool.on('error', () => {});
     const db = drizzlePg(pool, { schema }) as unknown as Database;
@@ -108,7 +113,26 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       async ping() {
         await db.execute(sql`select 1`);
       },
-      close: once(() => pool.end()),
+      notify: (channel, payload) => pool.query('SELECT pg_notify($1, $2)', [channel, payload]).then(() => {}),
+      async listen(channel, onPayload) {
+        // LISTEN binds to one session, so it holds a dedicated client for as long as it lasts.
+        const client = new pg.Client({ connectionString: options.url });
+        client.on('error', () => {});
+        await client.connect();
+        client.on('notification', (msg) => {
+          if (msg.channel === channel) onPayload(msg.payload ?? '');
+        });
+        await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+        listeners.add(client);
+        return async () => {
+          listeners.delete(client);
+          await client.end().catch(() => {});
+        };
+      },
+      close: once(async () => {
+        await Promise.all([...listeners].map((c) => c.end().catch(() => {})));
+        await pool.end();
+      }),
     };
   }
 
@@ -134,6 +158,13 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     },
     async ping() {
       await client.query('select 1');
+    },
+    notify: (channel, payload) => client.query('SELECT pg_notify($1, $2)', [channel, payload]).then(() => {}),
+    async listen(channel, onPayload) {
+      const unsubscribe = await client.listen(channel, onPayload);
+      return async () => {
+        if (!client.closed) await unsubscribe();
+      };
     },
     close: once(async () => {
       try {

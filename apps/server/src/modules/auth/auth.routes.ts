@@ -5,6 +5,7 @@ import { ok } from '../../lib/reply';
 import { requireUser } from '../../plugins/auth';
 import type { ModuleOptions } from '../index';
 import { loginWithPassword } from './auth.service';
+import { revokedToken } from './session-cache';
 import { deleteSession } from './sessions.service';
 
 export const authRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db }) => {
@@ -39,7 +40,9 @@ export const authRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db
       preHandler: app.authenticate,
     },
     async (req) => {
-      await deleteSession(db, requireUser(req).tokenHash);
+      const { tokenHash } = requireUser(req);
+      await deleteSession(db, tokenHash);
+      await app.revokeSessions(revokedToken(tokenHash));
       return ok(null);
     },
   );

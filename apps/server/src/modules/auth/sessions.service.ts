@@ -15,6 +15,7 @@ export interface SessionUser {
   displayName: string;
   profile: string;
   tokenHash: string;
+  expiresAt: Date;
 }
 
 export async function createSession(
@@ -37,12 +38,12 @@ export async function createSession(
   return { token, expiresAt };
 }
 
+/** Takes the token's hash, not the token, so callers that cache by hash hash only once. */
 export async function findSessionUser(
   db: Database,
-  token: string,
+  tokenHash: string,
   now = new Date(),
 ): Promise<SessionUser | null> {
-  const tokenHash = hashToken(token);
   const [row] = await db
     .select({
       id: users.id,
@@ -50,19 +51,21 @@ export async function findSessionUser(
       displayName: users.displayName,
       profile: users.profile,
       lastSeenAt: sessions.lastSeenAt,
+      expiresAt: sessions.expiresAt,
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
     .where(and(eq(sessions.tokenHash, tokenHash), gt(sessions.expiresAt, now)))
     .limit(1);
   if (!row) return null;
-  if (now.getTime() - row.lastSeenAt.getTime() > REFRESH_AFTER_MS) {
+  const { lastSeenAt, ...user } = row;
+  if (now.getTime() - lastSeenAt.getTime() > REFRESH_AFTER_MS) {
+    user.expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
     await db
       .update(sessions)
-      .set({ lastSeenAt: now, expiresAt: new Date(now.getTime() + SESSION_TTL_MS) })
+      .set({ lastSeenAt: now, expiresAt: user.expiresAt })
       .where(eq(sessions.tokenHash, tokenHash));
   }
-  const { lastSeenAt: _ignored, ...user } = row;
   return { ...user, tokenHash };
 }
 

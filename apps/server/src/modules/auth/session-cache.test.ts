@@ -1,0 +1,89 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTestDatabase, testEnv } from '../../../test/helpers';
+import { buildApp } from '../../app';
+import type { DatabaseHandle } from '../../db/client';
+import { ensureDemo } from '../demo/demo.service';
+import { revokedToken, revokedUser, SessionCache } from './session-cache';
+import type { SessionUser } from './sessions.service';
+
+const user = (tokenHash: string, id = 'u1'): SessionUser => ({
+  id,
+  email: `${id}@example.com`,
+  displayName: id,
+  profile: '',
+  tokenHash,
+  expiresAt: new Date(Date.now() + 86_400_000),
+});
+
+describe('SessionCache', () => {
+  it('forgets an entry after its TTL or its session expiry, whichever is first', () => {
+    const cache = new SessionCache(1000);
+    cache.set(user('a'), new Date(10_000_000), 0);
+    expect(cache.get('a', 999)?.id).toBe('u1');
+    expect(cache.get('a', 1000)).toBeUndefined();
+    cache.set(user('b'), new Date(500), 0);
+    expect(cache.get('b', 499)).toBeDefined();
+    expect(cache.get('b', 500)).toBeUndefined();
+  });
+
+  it('revokes one token or every token of a user', () => {
+    const cache = new SessionCache();
+    cache.set(user('a', 'u1'), new Date(Date.now() + 60_000));
+    cache.set(user('b', 'u1'), new Date(Date.now() + 60_000));
+    cache.set(user('c', 'u2'), new Date(Date.now() + 60_000));
+    cache.revoke(revokedToken('a'));
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.get('b')).toBeDefined();
+    cache.revoke(revokedUser('u1'));
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.get('c')).toBeDefined();
+  });
+
+  it('drops the oldest entry when full', () => {
+    const cache = new SessionCache(60_000, 2);
+    const until = new Date(Date.now() + 60_000);
+    cache.set(user('a'), until);
+    cache.set(user('b'), until);
+    cache.set(user('c'), until);
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.get('b')).toBeDefined();
+    expect(cache.get('c')).toBeDefined();
+  });
+});
+
+describe('revocation across server processes', () => {
+  let database: DatabaseHandle | undefined;
+  afterEach(async () => {
+    await database?.close();
+    database = undefined;
+  });
+
+  it('a logout in one process ends the session in another that had it cached', async () => {
+    database = await createTestDatabase();
+    await ensureDemo(database.db, { email: 'demo@example.com', password: 'demo-pass-1' });
+    // Two apps on one database stand for two API processes behind a load balancer.
+    const a = await buildApp({ database, env: testEnv(), logger: false });
+    const b = await buildApp({ database, env: testEnv(), logger: false });
+    await Promise.all([a.ready(), b.ready()]);
+    try {
+      const login = await a.inject({
+        method: 'POST',
+        url: '/auth/login',
+        payload: { email: 'demo@example.com', password: 'demo-pass-1' },
+      });
+      const headers = { authorization: `Bearer ${login.json().data.token}` };
+      expect((await b.inject({ method: 'GET', url: '/api/user/current', headers })).statusCode).toBe(200);
+
+      expect((await a.inject({ method: 'GET', url: '/auth/logout', headers })).statusCode).toBe(200);
+      await expect
+        .poll(async () => (await b.inject({ method: 'GET', url: '/api/user/current', headers })).statusCode, {
+          timeout: 5000,
+          interval: 50,
+        })
+        .toBe(401);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
