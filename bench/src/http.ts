@@ -3,7 +3,7 @@ import autocannon from 'autocannon';
 import { repoRoot } from './lib/paths';
 import { freePort, httpRequest, spawnNode, waitForOk, withScope } from './lib/proc';
 import { type BudgetResult, budget, fmtInt, fmtPct, fmtRatio, table } from './lib/report';
-import { login, startServer } from './lib/server';
+import { DEMO_EMAIL, login, startServer } from './lib/server';
 
 const CONNECTIONS = 10;
 const WARMUP_S = 2;
@@ -66,21 +66,35 @@ export async function httpBenchmark(): Promise<BudgetResult[]> {
     return load('bare node:http (baseline)', url);
   });
 
-  const [health, auth] = await withScope(async (scope) => {
-    const server = await startServer(scope);
-    const token = await login(server.baseUrl);
-    const headers = { authorization: `Bearer ${token}` };
-    // A 401 is cheaper than the real work, so make sure the token works before measuring with it.
-    const check = await httpRequest(`${server.baseUrl}/api/user/current`, { headers });
-    if (check.status !== 200) {
-      throw new Error(`GET /api/user/current answered ${check.status}: ${check.body.slice(0, 300)}`);
-    }
-    const health = await load('GET /healthz', `${server.baseUrl}/healthz`);
-    const auth = await load('GET /api/user/current (bearer)', `${server.baseUrl}/api/user/current`, headers);
-    return [health, auth] as const;
-  });
+  const measureServer = (name: string, env?: NodeJS.ProcessEnv) =>
+    withScope(async (scope) => {
+      const server = await startServer(scope, { env });
+      const token = await login(server.baseUrl);
+      const headers = { authorization: `Bearer ${token}` };
+      // A 401 is cheaper than the real work, so make sure the token works before measuring with it.
+      const check = await httpRequest(`${server.baseUrl}/api/user/current`, { headers });
+      if (check.status !== 200) {
+        throw new Error(`GET /api/user/current answered ${check.status}: ${check.body.slice(0, 300)}`);
+      }
+      const health = await load(`GET /healthz (${name})`, `${server.baseUrl}/healthz`);
+      const auth = await load(
+        `GET /api/user/current (${name}, bearer)`,
+        `${server.baseUrl}/api/user/current`,
+        headers,
+      );
+      return [health, auth] as const;
+    });
 
-  const rows = [bare, health, auth].map((m) => [
+  const [health, auth] = await measureServer('PGlite');
+  // The scale-out path: the same endpoints on PostgreSQL, when the caller provides one.
+  const pgUrl = process.env.BENCH_DATABASE_URL;
+  const onPg = pgUrl
+    ? await measureServer('PostgreSQL', { DATABASE_URL: pgUrl, DEMO_EMAIL, DATABASE_POOL_SIZE: '10' })
+    : [];
+  if (!pgUrl)
+    console.log('  (set BENCH_DATABASE_URL to a scratch PostgreSQL database to measure it as well)');
+
+  const rows = [bare, health, auth, ...onPg].map((m) => [
     m.label,
     fmtInt(m.reqPerSec),
     // autocannon's latency histogram has whole-millisecond resolution.

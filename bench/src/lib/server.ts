@@ -26,7 +26,7 @@ const SERVER_VARS = [
   'WEB_DIST',
 ];
 
-export function serverEnv(dataDir: string, port: number): NodeJS.ProcessEnv {
+export function serverEnv(dataDir: string, port: number, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of SERVER_VARS) delete env[name];
   return {
@@ -38,6 +38,7 @@ export function serverEnv(dataDir: string, port: number): NodeJS.ProcessEnv {
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
     DEMO_PASSWORD,
+    ...extra,
   };
 }
 
@@ -61,7 +62,7 @@ export interface RunningServer {
 /** Spawns the built server the way production runs it and waits until /healthz answers 200. */
 export async function startServer(
   scope: Scope,
-  opts: { dataDir?: string; timeoutMs?: number; name?: string } = {},
+  opts: { dataDir?: string; timeoutMs?: number; name?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<RunningServer> {
   if (!fs.existsSync(serverEntry)) {
     throw new Error(`${path.relative(repoRoot, serverEntry)} is missing; run node scripts/build.mjs`);
@@ -71,7 +72,7 @@ export async function startServer(
   const started = performance.now();
   const child = spawnNode(scope, opts.name ?? 'server', [serverEntry], {
     cwd: repoRoot,
-    env: serverEnv(dataDir, port),
+    env: serverEnv(dataDir, port, opts.env),
   });
   const baseUrl = `http://127.0.0.1:${port}`;
   await waitForOk(`${baseUrl}/healthz`, child, { intervalMs: 50, timeoutMs: opts.timeoutMs ?? 60_000 });
