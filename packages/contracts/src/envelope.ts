@@ -16,6 +16,8 @@ export const ErrorCode = z.enum([
   'CONFLICT',
   'PAYLOAD_TOO_LARGE',
   'RATE_LIMITED',
+  'CODE_INVALID',
+  'LIMIT_REACHED',
   'INTERNAL',
   'SERVICE_UNAVAILABLE',
 ]);
