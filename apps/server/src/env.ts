@@ -72,6 +72,29 @@ export const envSchema = z.object({
       .default(10_000),
   ),
   WEB_DIST: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+  PUBLIC_URL: z.preprocess(
+    emptyAsUndefined,
+    z.url({ error: 'must be the URL users open the console at, e.g. https://call.example.com' }).optional(),
+  ),
+  SALES_PHONE: z.preprocess(emptyAsUndefined, z.string().max(40).default('400-000-0000')),
+  SMTP_URL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .regex(/^smtps?:\/\/.+/, { error: 'must be an smtp:// or smtps:// URL' })
+      .optional(),
+  ),
+  SMTP_FROM: z.preprocess(
+    emptyAsUndefined,
+    z.string().min(3).default('智能语音外呼平台 <no-reply@localhost>'),
+  ),
+  OIDC_ISSUER: z.preprocess(
+    emptyAsUndefined,
+    z.url({ error: 'must be the issuer URL of the OpenID provider' }).optional(),
+  ),
+  OIDC_CLIENT_ID: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+  OIDC_CLIENT_SECRET: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+  OIDC_NAME: z.preprocess(emptyAsUndefined, z.string().min(1).max(40).default('企业账号')),
 });
 
 export type Env = z.infer<typeof envSchema> & { dataDir: string; demoEnabled: boolean; demoEmail: string };
@@ -98,6 +121,12 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
     throw new EnvError(lines);
   }
   const env = result.data;
+  const oidcSet = [env.OIDC_ISSUER, env.OIDC_CLIENT_ID, env.OIDC_CLIENT_SECRET].filter(Boolean).length;
+  if (oidcSet !== 0 && oidcSet !== 3) {
+    throw new EnvError([
+      'Invalid environment variable OIDC_ISSUER: OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET must be set together',
+    ]);
+  }
   const embedded = env.DATABASE_URL === undefined;
   const demoEnabled =
     env.DEMO === 'on' || (env.DEMO === 'auto' && (embedded || env.DEMO_EMAIL !== undefined));

@@ -116,6 +116,12 @@ export type ProfileUpdate = z.infer<typeof profileUpdate>;
 /** Third-party login (OpenID Connect). */
 export const oidcConfig = z.object({ enabled: z.boolean(), name: z.string() }).meta({ id: 'OidcConfig' });
 export const oidcStart = z.object({ authorizationUrl: z.string() }).meta({ id: 'OidcStart' });
+/** After a third-party login: the session, and where the user was going when it started. */
+export const oidcLoginResult = z
+  .object({ token: z.string(), expiresAt: z.iso.datetime(), redirect: z.string() })
+  .meta({ id: 'OidcLoginResult' });
+export type OidcLoginResult = z.infer<typeof oidcLoginResult>;
+
 export const oidcCallbackRequest = z
   .object({
     code: z.string({ error: '缺少授权码' }).min(1, { error: '缺少授权码' }).max(2048),
