@@ -7,9 +7,10 @@ import { createSession } from './sessions.service';
 
 export async function loginWithPassword(
   db: Database,
-  input: { email: string; password: string },
+  input: { email?: string; password?: string },
   meta: { userAgent: string; ip: string },
 ) {
+  if (!input.email || !input.password) throw new AppError(400, 'BAD_REQUEST', '暂不支持手机号登录');
   const [user] = await db
     .select({ id: users.id, passwordHash: users.passwordHash })
     .from(users)
