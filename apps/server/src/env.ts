@@ -1,11 +1,9 @@
 import path from 'node:path';
 import { z } from 'zod';
 
-const port = z.coerce
-  .number({ error: 'must be a whole number between 1 and 65535' })
-  .int({ error: 'must be a whole number between 1 and 65535' })
-  .min(1, { error: 'must be a whole number between 1 and 65535' })
-  .max(65535, { error: 'must be a whole number between 1 and 65535' });
+/** A whole number in [min, max], with one message for every way it can be wrong. */
+const wholeNumber = (min: number, max: number, error: string) =>
+  z.coerce.number({ error }).int({ error }).min(min, { error }).max(max, { error });
 
 const boolish = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'], {
@@ -26,7 +24,10 @@ export const envSchema = z.object({
       .enum(['production', 'development', 'test'], { error: 'must be production, development or test' })
       .default('production'),
   ),
-  PORT: z.preprocess(emptyAsUndefined, port.default(3000)),
+  PORT: z.preprocess(
+    emptyAsUndefined,
+    wholeNumber(1, 65535, 'must be a whole number between 1 and 65535').default(3000),
+  ),
   HOST: z.preprocess(emptyAsUndefined, z.string().min(1).default('0.0.0.0')),
   DATA_DIR: z.preprocess(emptyAsUndefined, z.string().min(1).default('./data')),
   DATABASE_URL: z.preprocess(
@@ -38,12 +39,7 @@ export const envSchema = z.object({
   ),
   DATABASE_POOL_SIZE: z.preprocess(
     emptyAsUndefined,
-    z.coerce
-      .number({ error: 'must be a whole number between 1 and 200' })
-      .int({ error: 'must be a whole number between 1 and 200' })
-      .min(1, { error: 'must be a whole number between 1 and 200' })
-      .max(200, { error: 'must be a whole number between 1 and 200' })
-      .default(10),
+    wholeNumber(1, 200, 'must be a whole number between 1 and 200').default(10),
   ),
   DEMO: z.preprocess(
     emptyAsUndefined,
@@ -65,11 +61,7 @@ export const envSchema = z.object({
   TRUST_PROXY: z.preprocess(emptyAsUndefined, boolish.default(false)),
   SHUTDOWN_TIMEOUT_MS: z.preprocess(
     emptyAsUndefined,
-    z.coerce
-      .number({ error: 'must be a whole number of milliseconds' })
-      .int({ error: 'must be a whole number of milliseconds' })
-      .min(0, { error: 'must be a whole number of milliseconds' })
-      .default(10_000),
+    wholeNumber(0, 3_600_000, 'must be a whole number of milliseconds up to 3600000').default(10_000),
   ),
   WEB_DIST: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
   PUBLIC_URL: z.preprocess(
