@@ -1,20 +1,12 @@
 import fs from 'node:fs';
 import zlib from 'node:zlib';
-import { type Browser, chromium, type Response } from 'playwright-core';
+import type { Browser, Response } from 'playwright-core';
+// One way to start Chromium on this network-less machine, shared with the e2e suite.
+import { chromiumPath as CHROMIUM, launchBrowser } from '../../e2e/support/browser';
 import { withScope } from './lib/proc';
 import { type BudgetResult, budget, fmtInt, fmtKiB, fmtPct, fmtRatio, table } from './lib/report';
 import { login, startServer } from './lib/server';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const LOGIN_BUDGET_BYTES = 300 * 1024;
 const TOKEN_STORAGE_KEY = 'token';
 
@@ -103,7 +95,7 @@ export async function bundleBenchmark(): Promise<BudgetResult[]> {
   const [loginPage, dashboard] = await withScope(async (scope) => {
     const server = await startServer(scope);
     const token = await login(server.baseUrl);
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    const browser = await launchBrowser();
     scope.defer(() => browser.close());
     const loginPage = await weighPage(browser, server.baseUrl, '/login');
     const dashboard = await weighPage(browser, server.baseUrl, '/dashboard', token);
