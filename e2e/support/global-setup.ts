@@ -7,6 +7,8 @@ declare module 'vitest' {
     baseUrl: string;
     demoEmail: string;
     demoPassword: string;
+    /** The running server's DATA_DIR, so a test can read the development outbox with the admin CLI. */
+    dataDir: string;
   }
 }
 
@@ -28,6 +30,7 @@ export default async function setup(project: TestProject) {
   project.provide('baseUrl', server.url);
   project.provide('demoEmail', 'demo@example.com');
   project.provide('demoPassword', DEMO_PASSWORD);
+  project.provide('dataDir', dataDir);
   return async () => {
     if (server) await stopServer(server);
     fs.rmSync(dataDir, { recursive: true, force: true });

@@ -22,10 +22,11 @@ afterEach(async () => {
   await context?.close();
 });
 
+// Exact names: the login page's tabs (密码登录, 验证码登录) and a third-party button (使用…登录) contain them too.
 async function logIn(p: Page, password = inject('demoPassword')) {
-  await p.getByLabel('邮箱').fill(inject('demoEmail'));
-  await p.getByLabel('密码').fill(password);
-  await p.getByRole('button', { name: '登录' }).click();
+  await p.getByLabel('邮箱/手机号', { exact: true }).fill(inject('demoEmail'));
+  await p.getByLabel('密码', { exact: true }).fill(password);
+  await p.getByRole('button', { name: '登录', exact: true }).click();
 }
 
 describe('the console served by npm start', () => {
@@ -47,7 +48,7 @@ describe('the console served by npm start', () => {
     const p = await open();
     await p.goto('/login');
     await logIn(p, 'not-the-password');
-    await expect.poll(() => p.getByText('邮箱或密码错误').isVisible(), { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => p.getByText('账号或密码错误').isVisible(), { timeout: 10_000 }).toBe(true);
     expect(new URL(p.url()).pathname).toBe('/login');
     expect(await p.evaluate(() => localStorage.getItem('token'))).toBeNull();
   });
@@ -84,7 +85,7 @@ describe('the console served by npm start', () => {
         assets.push({ url: r.url(), cache: r.headers()['cache-control'] });
     });
     await p.goto('/login');
-    await p.getByRole('button', { name: '登录' }).waitFor();
+    await p.getByRole('button', { name: '登录', exact: true }).waitFor();
     expect(assets.length).toBeGreaterThan(0);
     for (const a of assets) expect(a.cache, a.url).toContain('immutable');
 

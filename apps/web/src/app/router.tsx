@@ -20,6 +20,28 @@ export const routes: RouteObject[] = [
         lazy: async () => ({ Component: (await import('@/features/auth/pages/login-page')).LoginPage }),
       },
       {
+        path: paths.signup,
+        lazy: async () => ({ Component: (await import('@/features/auth/pages/signup-page')).SignupPage }),
+      },
+      {
+        path: paths.forgetPassword,
+        lazy: async () => ({
+          Component: (await import('@/features/auth/pages/forget-password-page')).ForgetPasswordPage,
+        }),
+      },
+      {
+        path: paths.thirdLogin,
+        lazy: async () => ({
+          Component: (await import('@/features/auth/pages/third-login-page')).ThirdLoginPage,
+        }),
+      },
+      {
+        path: paths.accountInfo,
+        lazy: async () => ({
+          Component: (await import('@/features/account/pages/account-info-page')).AccountInfoPage,
+        }),
+      },
+      {
         path: paths.dashboard,
         lazy: async () => ({
           Component: (await import('@/features/dashboard/pages/dashboard-page')).DashboardPage,

@@ -62,7 +62,7 @@ describe('router', () => {
     const router = renderApp('/dashboard');
 
     expect(await screen.findByText('未登录或登录已过期')).toBeTruthy();
-    expect(await screen.findByLabelText('邮箱', undefined, { timeout: 3000 })).toBeTruthy();
+    expect(await screen.findByLabelText('邮箱/手机号', undefined, { timeout: 3000 })).toBeTruthy();
     expect(router.state.location.pathname).toBe('/login');
     expect(router.state.location.search).toBe('?redirect=%2Fdashboard');
   });

@@ -1,15 +1,19 @@
 import type { CurrentUser } from '@callpilot/contracts';
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { get } from '@/lib/request';
+import { get, type RequestConfig } from '@/lib/request';
 
-export function getCurrentUser(): Promise<CurrentUser> {
-  return get<CurrentUser>('/api/user/current');
+// Shared, not a feature's: the dashboard, the account page and sign-up all read the same user,
+// and one query key lets a profile edit refresh every one of them.
+export const CURRENT_USER_QUERY_KEY = ['current-user'] as const;
+
+export function getCurrentUser(config?: RequestConfig): Promise<CurrentUser> {
+  return get<CurrentUser>('/api/user/current', config);
 }
 
 export const currentUserQueryOptions = () =>
   queryOptions({
-    queryKey: ['current-user'],
-    queryFn: getCurrentUser,
+    queryKey: CURRENT_USER_QUERY_KEY,
+    queryFn: () => getCurrentUser(),
   });
 
 export function useCurrentUser() {

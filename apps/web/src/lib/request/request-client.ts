@@ -17,6 +17,11 @@ export type RequestOptions = {
   showError?: boolean;
   /** Text shown when the server gives no message, instead of the status or generic text. */
   fallbackMessage?: string;
+  /**
+   * Send the visitor to /login on a 401 (default true). Pass false for a probe that only asks
+   * whether a stored token still works, on a public page that must not throw its visitor out.
+   */
+  redirectOnUnauthorized?: boolean;
 };
 
 export type RequestConfig = Omit<AxiosRequestConfig, 'url' | 'method' | 'data'> & RequestOptions;
@@ -29,6 +34,10 @@ export const LOGIN_REDIRECT_DELAY_MS = 1000;
 // Credentials are not yet known on these calls, and a stale token must not turn them into a 401.
 const TOKENLESS_PATHS = new Set(['/auth/login', '/auth/register', '/auth/sms-captcha']);
 const AUTH_PATH_PREFIX = '/auth/';
+
+// The spec swallows this one: the console shows its own "contact sales" dialog for a disabled
+// project, so a toast per data call would only repeat it.
+const SILENT_SERVER_MESSAGES = new Set(['Project is disabled']);
 
 export const http = axios.create({
   baseURL: import.meta.env.VITE_API_BASE ?? '',
@@ -92,8 +101,8 @@ function toRequestError(config: FullRequestConfig, status: number | undefined, b
 function fail(config: FullRequestConfig, error: RequestError): never {
   const isAuthCall = pathOf(config.url).startsWith(AUTH_PATH_PREFIX);
   if (error.status === 401 && !isAuthCall) {
-    redirectToLogin();
-  } else if (config.showError !== false) {
+    if (config.redirectOnUnauthorized !== false) redirectToLogin();
+  } else if (config.showError !== false && !SILENT_SERVER_MESSAGES.has(error.serverMessage ?? '')) {
     showErrorToast(error.message);
   }
   throw error;

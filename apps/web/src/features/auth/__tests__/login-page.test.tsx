@@ -1,8 +1,7 @@
-import { fireEvent, render, screen } from '@testing-library/react';
-import { createMemoryRouter, RouterProvider } from 'react-router';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AppProvider } from '@/app/provider';
 import { type FakeReply, failure, ok, startFakeServer } from '@/test/fake-server';
+import { renderRoute, routeKey } from '@/test/render-route';
 import { LoginPage } from '../pages/login-page';
 
 let server: ReturnType<typeof startFakeServer> | undefined;
@@ -12,81 +11,153 @@ afterEach(() => {
   server = undefined;
 });
 
-function renderLogin(entry: string, reply: FakeReply) {
-  server = startFakeServer(() => reply);
-  const router = createMemoryRouter(
-    [
-      { path: '/login', Component: LoginPage },
-      { path: '/dashboard', element: <p>dashboard page</p> },
-      { path: '/call-task/list', element: <p>call task list</p> },
-    ],
-    { initialEntries: [entry] },
+const session = { token: 'tok-abc', expiresAt: '2030-01-01T00:00:00.000Z' };
+const oidcOff = ok({ enabled: false, name: '' });
+
+function renderLogin(entry: string, replies: Record<string, FakeReply> = {}) {
+  server = startFakeServer(
+    (request) =>
+      replies[routeKey(request)] ??
+      (routeKey(request) === 'GET /auth/oidc/config' ? oidcOff : failure(404, '请求地址出错')),
   );
-  render(
-    <AppProvider>
-      <RouterProvider router={router} />
-    </AppProvider>,
-  );
-  return { router, requests: server.requests };
+  const router = renderRoute(entry, { path: '/login', element: <LoginPage /> }, [
+    '/dashboard',
+    '/call-task/list',
+    '/account-info',
+  ]);
+  const logins = () => server!.requests.filter((r) => r.url === '/auth/login');
+  return { router, requests: server.requests, logins };
 }
 
-function submit(email: string, password: string) {
-  fireEvent.change(screen.getByLabelText('邮箱'), { target: { value: email } });
+function submitPassword(account: string, password: string) {
+  fireEvent.change(screen.getByLabelText('邮箱/手机号'), { target: { value: account } });
   fireEvent.change(screen.getByLabelText('密码'), { target: { value: password } });
   fireEvent.click(screen.getByRole('button', { name: '登录' }));
 }
 
-const session = { token: 'tok-abc', expiresAt: '2030-01-01T00:00:00.000Z' };
-
-describe('login page', () => {
-  it('signs in, stores the token and returns to the redirect path with its query', async () => {
-    const { router, requests } = renderLogin(
+describe('login page: password', () => {
+  it('signs in by e-mail, stores the token and returns to the redirect path with its query', async () => {
+    const { router, logins } = renderLogin(
       `/login?redirect=${encodeURIComponent('/call-task/list?page=2')}`,
-      ok(session),
+      {
+        'POST /auth/login': ok(session),
+      },
     );
 
-    submit('owner@example.com', 'secret-pass');
+    submitPassword('owner@example.com', 'secret-pass');
 
-    expect(await screen.findByText('call task list')).toBeTruthy();
+    expect(await screen.findByText('page /call-task/list')).toBeTruthy();
     expect(router.state.location.search).toBe('?page=2');
     expect(localStorage.getItem('token')).toBe('tok-abc');
-    expect(requests).toHaveLength(1);
-    expect(requests[0]).toMatchObject({
-      method: 'POST',
-      url: '/auth/login',
-      body: { email: 'owner@example.com', password: 'secret-pass' },
-    });
+    expect(logins()).toHaveLength(1);
+    expect(logins()[0]?.body).toEqual({ email: 'owner@example.com', password: 'secret-pass' });
+    expect(logins()[0]?.headers.Authorization).toBeUndefined();
   });
 
   it.each([
-    ['no redirect', '/login'],
-    ['another origin', `/login?redirect=${encodeURIComponent('//evil.example/x')}`],
-    ['an absolute URL', `/login?redirect=${encodeURIComponent('https://evil.example/')}`],
-  ])('goes to the dashboard when given %s', async (_, entry) => {
-    renderLogin(entry, ok(session));
+    ['13812345678', '13812345678'],
+    ['+86 138 1234 5678', '13812345678'],
+  ])('sends a mobile number (%s) as {phone, password}', async (typed, phone) => {
+    const { logins } = renderLogin('/login', { 'POST /auth/login': ok(session) });
 
-    submit('owner@example.com', 'secret-pass');
+    submitPassword(typed, 'secret-pass');
 
-    expect(await screen.findByText('dashboard page')).toBeTruthy();
+    expect(await screen.findByText('page /dashboard')).toBeTruthy();
+    expect(logins()[0]?.body).toEqual({ phone, password: 'secret-pass' });
   });
 
-  it('asks for the missing fields instead of calling the server', async () => {
-    const { requests } = renderLogin('/login', ok(session));
+  it.each([
+    ['another origin', `/login?redirect=${encodeURIComponent('//evil.example/x')}`],
+    ['an absolute URL', `/login?redirect=${encodeURIComponent('https://evil.example/')}`],
+  ])('goes to the dashboard when the redirect is %s', async (_, entry) => {
+    renderLogin(entry, { 'POST /auth/login': ok(session) });
+
+    submitPassword('owner@example.com', 'secret-pass');
+
+    expect(await screen.findByText('page /dashboard')).toBeTruthy();
+  });
+
+  it('asks for the missing or malformed fields instead of calling the server', async () => {
+    const { logins } = renderLogin('/login');
 
     fireEvent.click(screen.getByRole('button', { name: '登录' }));
-
-    expect(await screen.findByText('请输入邮箱')).toBeTruthy();
+    expect(await screen.findByText('请输入邮箱或手机号')).toBeTruthy();
     expect(await screen.findByText('请输入密码')).toBeTruthy();
-    expect(requests).toHaveLength(0);
+
+    submitPassword('12345', 'secret-pass');
+    expect(await screen.findByText('请输入正确的邮箱或手机号')).toBeTruthy();
+    expect(logins()).toHaveLength(0);
   });
 
   it("shows the server's message on wrong credentials and stays on the page", async () => {
-    const { router } = renderLogin('/login', failure(401, '邮箱或密码错误', 'INVALID_CREDENTIALS'));
+    const { router } = renderLogin('/login', {
+      'POST /auth/login': failure(401, '账号或密码错误', 'INVALID_CREDENTIALS'),
+    });
 
-    submit('owner@example.com', 'wrong-pass');
+    submitPassword('owner@example.com', 'wrong-pass');
 
-    expect(await screen.findByText('邮箱或密码错误')).toBeTruthy();
+    expect(await screen.findByText('账号或密码错误')).toBeTruthy();
     expect(router.state.location.pathname).toBe('/login');
     expect(localStorage.getItem('token')).toBeNull();
+  });
+
+  it('links to sign-up and the forgotten-password flow', () => {
+    renderLogin('/login');
+
+    expect(screen.getByRole('link', { name: '注册账号' }).getAttribute('href')).toBe('/signup');
+    expect(screen.getByRole('link', { name: '忘记密码' }).getAttribute('href')).toBe('/forget-password');
+  });
+});
+
+describe('login page: SMS code', () => {
+  it('sends the code, counts down before a resend, then logs in with {phone, code}', async () => {
+    const { requests, logins } = renderLogin(`/login?redirect=${encodeURIComponent('/account-info')}`, {
+      'POST /auth/sms-captcha': ok({ channel: 'sms', resendAfterSeconds: 60, expiresInSeconds: 600 }),
+      'POST /auth/login': ok(session),
+    });
+    fireEvent.click(screen.getByRole('tab', { name: '验证码登录' }));
+    const codeForm = (await screen.findByLabelText('手机号')).closest('form')!;
+
+    fireEvent.click(within(codeForm).getByRole('button', { name: '获取验证码' }));
+    expect(await within(codeForm).findByText('请输入手机号')).toBeTruthy();
+
+    fireEvent.change(screen.getByLabelText('手机号'), { target: { value: '+8613812345678' } });
+    fireEvent.click(within(codeForm).getByRole('button', { name: '获取验证码' }));
+
+    const resend = await within(codeForm).findByRole('button', { name: /秒后重新获取/ });
+    expect(resend.textContent).toMatch(/^(60|59) 秒后重新获取$/);
+    expect(resend.hasAttribute('disabled')).toBe(true);
+    expect(requests.find((r) => r.url === '/auth/sms-captcha')?.body).toEqual({ phone: '13812345678' });
+
+    fireEvent.change(screen.getByLabelText('验证码'), { target: { value: '123456' } });
+    fireEvent.click(within(codeForm).getByRole('button', { name: '登录' }));
+
+    expect(await screen.findByText('page /account-info')).toBeTruthy();
+    expect(logins()[0]?.body).toEqual({ phone: '13812345678', code: '123456' });
+  });
+});
+
+describe('login page: third-party login', () => {
+  it('offers the provider when enabled and starts its flow with the redirect', async () => {
+    const { requests } = renderLogin(`/login?redirect=${encodeURIComponent('/account-info?tab=members')}`, {
+      'GET /auth/oidc/config': ok({ enabled: true, name: '企业微信' }),
+      // A failing start keeps jsdom from attempting a real navigation; the request is what counts.
+      'GET /auth/oidc/start': failure(503, '第三方登录暂不可用'),
+    });
+
+    fireEvent.click(await screen.findByRole('button', { name: '使用企业微信登录' }));
+
+    await waitFor(() => expect(requests.some((r) => r.url === '/auth/oidc/start')).toBe(true));
+    expect(requests.find((r) => r.url === '/auth/oidc/start')?.config.params).toEqual({
+      redirect: '/account-info?tab=members',
+    });
+    expect(await screen.findByText('第三方登录暂不可用')).toBeTruthy();
+  });
+
+  it('shows no provider button when third-party login is off', async () => {
+    const { requests } = renderLogin('/login');
+
+    await waitFor(() => expect(requests.some((r) => r.url === '/auth/oidc/config')).toBe(true));
+    expect(screen.queryByRole('button', { name: /^使用.*登录$/ })).toBeNull();
   });
 });

@@ -1,7 +1,7 @@
 import { Button, Empty } from 'antd';
 import { useNavigate } from 'react-router';
 import { paths } from '@/config/paths';
-import { useCurrentUser } from '../api/get-current-user';
+import { useCurrentUser } from '@/lib/api/get-current-user';
 import { useLogout } from '../api/logout';
 
 export function DashboardPage() {

@@ -138,6 +138,28 @@ describe('request client', () => {
     expect(toast.error).not.toHaveBeenCalled();
   });
 
+  it('swallows "Project is disabled": the call fails without a toast', async () => {
+    serve(() => failure(403, 'Project is disabled', 'PROJECT_DISABLED'));
+
+    const error = await rejectionOf(get('/api/project/p1/balance-limit'));
+
+    expect(error).toMatchObject({ message: 'Project is disabled', code: 'PROJECT_DISABLED' });
+    expect(toast.error).not.toHaveBeenCalled();
+  });
+
+  it('lets a token probe fail on 401 without warning or leaving the page', async () => {
+    vi.useFakeTimers();
+    localStorage.setItem('token', 'expired');
+    serve(() => failure(401, '令牌无效', 'UNAUTHORIZED'));
+
+    await rejectionOf(get('/api/user/current', { showError: false, redirectOnUnauthorized: false }));
+    vi.advanceTimersByTime(2000);
+
+    expect(toast.error).not.toHaveBeenCalled();
+    expect(navigate).not.toHaveBeenCalled();
+    expect(localStorage.getItem('token')).toBe('expired');
+  });
+
   it('uses the call-specific fallback when the server gives no message', async () => {
     serve(() => ({ status: 500 }));
 
@@ -170,13 +192,13 @@ describe('request client', () => {
   it('on a 401 from an auth call, shows the server message and stays', async () => {
     vi.useFakeTimers();
     localStorage.setItem('token', 'kept');
-    serve(() => failure(401, '邮箱或密码错误', 'INVALID_CREDENTIALS'));
+    serve(() => failure(401, '账号或密码错误', 'INVALID_CREDENTIALS'));
 
     const error = await rejectionOf(post('/auth/login', { email: 'a@b.c', password: 'x' }));
     vi.advanceTimersByTime(5_000);
 
-    expect(error.message).toBe('邮箱或密码错误');
-    expect(toast.error).toHaveBeenCalledWith('邮箱或密码错误', expect.anything());
+    expect(error.message).toBe('账号或密码错误');
+    expect(toast.error).toHaveBeenCalledWith('账号或密码错误', expect.anything());
     expect(navigate).not.toHaveBeenCalled();
     expect(localStorage.getItem('token')).toBe('kept');
   });
