@@ -50,6 +50,38 @@ describe('npm run admin', () => {
     const disabled = admin('project:update', '--owner', 'boss@example.com', '--disabled', 'true');
     expect(disabled.status, disabled.stderr).toBe(0);
 
+    const limits = admin(
+      'project:update',
+      '--owner',
+      'boss@example.com',
+      '--has-balance',
+      'true',
+      '--assistant-limit',
+      '3',
+      '--knowledge-limit',
+      '2',
+      '--tts-clone-limit',
+      '0',
+      '--concurrent-callin',
+      '5',
+      '--concurrent-callout',
+      '20',
+      '--balance',
+      '150000',
+    );
+    expect(limits.status, limits.stderr).toBe(0);
+    expect(limits.stdout).toContain('"assistantLimit":3');
+    expect(limits.stdout).toContain('"balanceFen":150000');
+
+    const logoFile = path.join(dataDir, 'logo.png');
+    fs.writeFileSync(logoFile, Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(64)]));
+    const oem = admin('oem:set', '--host', 'Call.Partner.CN', '--name', '伙伴外呼', '--logo', logoFile);
+    expect(oem.status, oem.stderr).toBe(0);
+    expect(oem.stdout).toContain('white-label on for call.partner.cn: name "伙伴外呼"');
+    const oldBrand = admin('oem:set', '--host', 'old.partner.cn', '--name', '旧品牌', '--off');
+    expect(oldBrand.status, oldBrand.stderr).toBe(0);
+    expect(oldBrand.stdout).toContain('white-label off for old.partner.cn');
+
     const server = await startServer({ DATA_DIR: dataDir, DEMO: 'off' });
     try {
       // While the server holds the embedded database, the CLI says so instead of corrupting it.
@@ -66,12 +98,75 @@ describe('npm run admin', () => {
       };
       expect(body.data.isOwnerOrAdmin).toBe(false);
       expect(body.data.projects).toMatchObject([{ name: '华南外呼', disabled: true }]);
+
+      // Limits and balance set by the CLI, readable while the project is disabled.
+      const projectId = (body.data.projects[0] as unknown as { id: string }).id;
+      const headers = { authorization: `Bearer ${token}` };
+      const limit = await (
+        await fetch(`${server.url}/api/project/${projectId}/balance-limit`, { headers })
+      ).json();
+      expect(limit.data).toEqual({
+        assistantLimit: 3,
+        knowledgeLimit: 2,
+        ttsCloneLimit: 0,
+        hasBalance: true,
+        concurrentCallin: 5,
+        concurrentCallout: 20,
+      });
+      const balance = await (
+        await fetch(`${server.url}/api/project/${projectId}/balance`, { method: 'POST', headers })
+      ).json();
+      expect(balance.data).toEqual({ balanceFen: 150000, hasBalance: true });
+
+      const brand = await (await fetch(`${server.url}/api/oem/call.partner.cn`)).json();
+      expect(brand.data).toMatchObject({ status: true, name: '伙伴外呼' });
+      expect(brand.data.logo).toMatch(/^data:image\/png;base64,/);
+      const off = await (await fetch(`${server.url}/api/oem/old.partner.cn`)).json();
+      expect(off.data).toEqual({ status: false, name: '', logo: '' });
+
+      // A forgotten password while the server runs: the operator reads the code from the outbox file.
+      const sent = await fetch(`${server.url}/api/user/send_code`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ target: 'agent@example.com' }),
+      });
+      expect(sent.status).toBe(200);
+      const box = admin('outbox', '--to', 'Agent@Example.com');
+      expect(box.status, box.stderr).toBe(0);
+      expect(box.stderr).toContain('in use by the running server');
+      expect(box.stdout).toContain('email\tagent@example.com');
+      const code = /验证码为 (\d{6})/.exec(box.stdout)?.[1];
+      expect(code).toMatch(/^\d{6}$/);
+      const reset = await fetch(`${server.url}/api/user/reset_pwd`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ target: 'agent@example.com', code, password: 'agent-pass-2' }),
+      });
+      expect(reset.status).toBe(200);
+      expect((await fetch(`${server.url}/api/user/current`, { headers })).status).toBe(401);
+      await login(server.url, 'agent@example.com', 'agent-pass-2');
     } finally {
       await stopServer(server);
     }
+
+    // With the server stopped, the outbox is read from the database, newest first.
+    const stored = admin('outbox');
+    expect(stored.status, stored.stderr).toBe(0);
+    expect(stored.stderr).toBe('');
+    expect(stored.stdout).toContain('email\tagent@example.com');
+    expect(admin('outbox', '--to', 'nobody@example.com').stdout).toContain(
+      'no messages to nobody@example.com',
+    );
   });
 
-  it('rejects bad arguments with a clear message, changing nothing', () => {
+  it('rejects bad arguments with a clear message, changing nothing', { timeout: 120_000 }, () => {
+    const textFile = path.join(dataDir, 'logo.txt');
+    fs.writeFileSync(textFile, 'not an image');
+    const bigFile = path.join(dataDir, 'big.png');
+    fs.writeFileSync(
+      bigFile,
+      Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.alloc(201 * 1024)]),
+    );
     const cases: [string[], string][] = [
       [['user:create', '--password', 'owner-pass-1'], 'missing --email'],
       [['user:create', '--email', 'x@example.com', '--password', 'short'], '密码至少 8 位'],
@@ -85,6 +180,27 @@ describe('npm run admin', () => {
         '--disabled must be true or false',
       ],
       [['user:create', '--frobnicate'], 'Unknown option'],
+      [
+        ['project:update', '--owner', 'boss@example.com', '--assistant-limit', 'many'],
+        '--assistant-limit must be a non-negative whole number',
+      ],
+      [['project:update', '--owner', 'boss@example.com', '--balance=-5'], '--balance must be a non-negative'],
+      [
+        ['project:update', '--owner', 'boss@example.com', '--has-balance', 'yes'],
+        '--has-balance must be true or false',
+      ],
+      [['project:update', '--owner', 'boss@example.com'], 'nothing to change'],
+      [['project:update', '--owner', 'nobody@example.com', '--balance', '1'], 'owns no project'],
+      [['oem:set', '--name', '品牌'], 'missing --host'],
+      [['oem:set', '--host', 'new.partner.cn'], 'missing --name'],
+      [['oem:set', '--host', 'bad host!', '--name', '品牌'], '--host must be a host name'],
+      [['oem:set', '--host', 'a.cn', '--name', '品牌', '--logo', '/no/such/logo.png'], 'cannot read'],
+      [
+        ['oem:set', '--host', 'a.cn', '--name', '品牌', '--logo', textFile],
+        'is not a png, jpeg, gif, webp or svg',
+      ],
+      [['oem:set', '--host', 'a.cn', '--name', '品牌', '--logo', bigFile], 'the limit is 200 KB'],
+      [['outbox', '--frobnicate'], 'Unknown option'],
       [['no-such-command'], 'unknown command'],
     ];
     for (const [args, message] of cases) {
@@ -95,5 +211,6 @@ describe('npm run admin', () => {
     const list = admin('users');
     expect(list.stdout).not.toContain('x@example.com');
     expect(list.stdout).not.toContain('y@example.com');
+    expect(admin('oem:set', '--host', 'a.cn', '--off').stderr).toContain('missing --name');
   });
 });

@@ -108,7 +108,12 @@ describe('API docs', () => {
     );
     const body = doc.paths['/auth/login'].post.requestBody.content['application/json'].schema;
     const ref = String(body.$ref).split('/').pop()!;
-    expect(Object.keys(doc.components.schemas[ref].properties)).toEqual(['email', 'phone', 'password', 'code']);
+    expect(Object.keys(doc.components.schemas[ref].properties)).toEqual([
+      'email',
+      'phone',
+      'password',
+      'code',
+    ]);
     const ui = await app.inject({ method: 'GET', url: '/docs/' });
     expect(ui.statusCode).toBe(200);
     expect(ui.headers['content-type']).toContain('text/html');

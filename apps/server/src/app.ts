@@ -1,7 +1,7 @@
 import fastifyCompress from '@fastify/compress';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
 import {
   jsonSchemaTransform,
   jsonSchemaTransformObject,
@@ -12,11 +12,22 @@ import {
 import { z } from 'zod';
 import type { DatabaseHandle } from './db/client';
 import type { Env } from './env';
+import { codeForStatus, statusText } from './lib/errors';
 import { defaultWebDist } from './lib/paths';
+import { fail } from './lib/reply';
 import { modules } from './modules/index';
 import { authPlugin } from './plugins/auth';
 import { registerConsole } from './plugins/console';
 import { registerErrorHandling } from './plugins/error-handler';
+import { projectAccessPlugin } from './plugins/project-access';
+import { type Providers, providersFromEnv } from './providers';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Where e-mail and SMS go: real senders, the development outbox, or a test's capture. */
+    providers: Providers;
+  }
+}
 
 // Validation messages from zod's own rules (required, too short, ...) come out in Chinese.
 z.config(z.locales.zhCN());
@@ -26,19 +37,48 @@ export interface BuildAppOptions {
   env: Env;
   logger?: FastifyServerOptions['logger'];
   version?: string;
+  /** Senders to use instead of those the environment names (tests capture messages this way). */
+  providers?: Partial<Providers>;
 }
 
+/** Query parameters that carry one-time codes or reset tokens (verify_code, /forget-password links). */
+const SECRET_QUERY = /([?&](?:code|token)=)[^&#]*/gi;
+export const redactUrl = (url: string) => url.replace(SECRET_QUERY, '$1[REDACTED]');
+
+const baseLogger = (env: Env) => ({
+  level: env.LOG_LEVEL,
+  // Tokens, passwords and codes must never reach the log, even when a handler logs a request.
+  redact: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.token'],
+  serializers: {
+    req: (req: { method: string; url: string; host?: string; ip?: string }) => ({
+      method: req.method,
+      url: redactUrl(req.url),
+      host: req.host,
+      remoteAddress: req.ip,
+    }),
+  },
+});
+
 /** Builds the whole HTTP application without listening, so tests drive it through `inject`. */
-export async function buildApp({ database, env, logger, version = '0.0.0' }: BuildAppOptions) {
+export async function buildApp({ database, env, logger, version = '0.0.0', providers }: BuildAppOptions) {
   const app = Fastify({
-    logger: logger ?? {
-      level: env.LOG_LEVEL,
-      // Tokens and passwords must never reach the log, even when a handler logs a request.
-      redact: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.token'],
-    },
+    // A caller's logger options (a test's capture stream) keep the redaction below.
+    logger:
+      logger === undefined || (typeof logger === 'object' && !('info' in logger))
+        ? { ...baseLogger(env), ...(logger ?? {}) }
+        : logger,
     trustProxy: env.TRUST_PROXY,
     bodyLimit: 1024 * 1024,
     requestIdHeader: 'x-request-id',
+    // Host names reach 253 characters; the schema, not the router, should refuse longer ones.
+    maxParamLength: 300,
+    // Router-level refusals (overlong or malformed path parameters) answer in the envelope too.
+    frameworkErrors: (err, _req, reply) => {
+      const status = err.statusCode ?? 400;
+      (reply as FastifyReply)
+        .code(status)
+        .send(fail(status, codeForStatus(status), statusText[status] ?? statusText[400]!));
+    },
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
@@ -64,7 +104,9 @@ export async function buildApp({ database, env, logger, version = '0.0.0' }: Bui
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
+  app.decorate('providers', providersFromEnv(env, database.db, app.log, providers));
   await app.register(authPlugin, { database });
+  await app.register(projectAccessPlugin, { db: database.db });
   for (const mod of modules) {
     await app.register(mod, { db: database.db, database, env, version });
   }

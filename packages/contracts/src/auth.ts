@@ -126,6 +126,8 @@ export const oidcCallbackRequest = z
   .object({
     code: z.string({ error: '缺少授权码' }).min(1, { error: '缺少授权码' }).max(2048),
     state: z.string({ error: '缺少 state 参数' }).min(1, { error: '缺少 state 参数' }).max(256),
+    /** The `iss` query parameter of the callback (RFC 9207), passed through when the provider sends one. */
+    iss: z.string().max(2048).optional(),
   })
   .meta({ id: 'OidcCallbackRequest' });
 

@@ -20,6 +20,8 @@ export const ErrorCode = z.enum([
   'LIMIT_REACHED',
   'INTERNAL',
   'SERVICE_UNAVAILABLE',
+  /** A service we depend on (e.g. the OpenID provider) failed or refused; answered with 502. */
+  'UPSTREAM_FAILED',
 ]);
 export type ErrorCode = z.infer<typeof ErrorCode>;
 

@@ -1,14 +1,22 @@
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
 import { parseArgs } from 'node:util';
-import { email as emailSchema, password as passwordSchema } from '@callpilot/contracts';
-import { and, asc, eq } from 'drizzle-orm';
+import {
+  email as emailSchema,
+  normalizePhone,
+  OEM_LOGO_MAX_BYTES,
+  password as passwordSchema,
+  phone as phoneSchema,
+} from '@callpilot/contracts';
+import { and, asc, desc, eq } from 'drizzle-orm';
 import type { DatabaseHandle } from '../db/client';
 import { openFromEnv } from '../db/open';
-import { memberships, projects, sessions, users } from '../db/schema';
+import { memberships, oemConfigs, outbox, projectLimits, projects, sessions, users } from '../db/schema';
 import { EnvError, parseEnv } from '../env';
 import { hashPassword } from '../modules/auth/password';
 import { revokedUser, SESSION_REVOKED_CHANNEL } from '../modules/auth/session-cache';
 import { ensureDemo } from '../modules/demo/demo.service';
+import { type OutboxEntry, outboxFile } from '../providers';
 
 const HELP = `Usage: npm run admin -- <command> [options]
 
@@ -21,12 +29,20 @@ Commands:
                            (member when joining an existing project)
   user:set-password --email E --password P
                            set a user's password and end all their sessions
-  project:update --owner E [--disabled true|false]
-                           change the first project owned by E
+  project:update --owner E [--disabled true|false] [--has-balance true|false]
+                 [--assistant-limit N] [--knowledge-limit N] [--tts-clone-limit N]
+                 [--concurrent-callin N] [--concurrent-callout N] [--balance FEN]
+                           change the first project owned by E: switch it off or on, and set its
+                           limits and balance (non-negative whole numbers; the balance in fen)
+  oem:set --host H --name N [--logo FILE] [--off]
+                           white-label the console on host H: product name N and a logo
+                           (png, jpeg, gif, webp or svg, at most 200 KB); --off switches it off
+  outbox [--to TARGET]     e-mail and SMS kept by the development outbox, newest first
+                           (works while the server runs, from DATA_DIR/outbox.jsonl)
   demo                     create the demo project if its user does not exist yet
 
 Runs on the same DATA_DIR / DATABASE_URL as the server. The embedded database (PGlite) is
-single-process: stop the server before using these commands on it.
+single-process: stop the server before using these commands on it (except outbox).
 `;
 
 class UsageError extends Error {}
@@ -56,7 +72,127 @@ function bool(value: string, flag: string): boolean {
   throw new UsageError(`${flag} must be true or false`);
 }
 
-type Flags = { 'no-project'?: boolean };
+const MAX_INT = 2_147_483_647;
+
+function count(value: string, flag: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > MAX_INT) {
+    throw new UsageError(`${flag} must be a non-negative whole number (got "${value}")`);
+  }
+  return Number(value);
+}
+
+const HOST = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/;
+
+/** Image type by its first bytes, never by the file name. */
+function imageType(bytes: Buffer): string | undefined {
+  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    return 'image/png';
+  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
+  const head = bytes.subarray(0, 12).toString('latin1');
+  if (head.startsWith('GIF87a') || head.startsWith('GIF89a')) return 'image/gif';
+  if (head.startsWith('RIFF') && head.slice(8, 12) === 'WEBP') return 'image/webp';
+  const text = bytes
+    .subarray(0, 1024)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .trimStart();
+  if (/^(<\?xml[^>]*>\s*)?(<!--[\s\S]*?-->\s*)*(<!DOCTYPE svg[^>]*>\s*)?<svg[\s>]/i.test(text))
+    return 'image/svg+xml';
+  return undefined;
+}
+
+function readLogo(file: string): string {
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(file);
+  } catch (err) {
+    throw new UsageError(`--logo: cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  if (bytes.length > OEM_LOGO_MAX_BYTES) {
+    throw new UsageError(`--logo: ${file} is ${Math.ceil(bytes.length / 1024)} KB; the limit is 200 KB`);
+  }
+  const type = imageType(bytes);
+  if (!type) throw new UsageError(`--logo: ${file} is not a png, jpeg, gif, webp or svg image`);
+  return `data:${type};base64,${bytes.toString('base64')}`;
+}
+
+const normaliseTarget = (to: string) =>
+  emailSchema.safeParse(to).success
+    ? to.toLowerCase()
+    : phoneSchema.safeParse(to).success
+      ? normalizePhone(to)
+      : to;
+
+function formatOutbox(entries: OutboxEntry[], to: string | undefined): string {
+  const wanted = to === undefined ? undefined : normaliseTarget(to);
+  const shown = entries
+    .filter((e) => wanted === undefined || e.recipient === wanted)
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  if (shown.length === 0) return wanted ? `no messages to ${wanted}` : 'the outbox is empty';
+  return shown
+    .map((e) => {
+      const body = e.body
+        .split('\n')
+        .map((line) => `    ${line}`)
+        .join('\n');
+      return `${e.createdAt}\t${e.channel}\t${e.recipient}\t${e.subject || '-'}\n${body}`;
+    })
+    .join('\n\n');
+}
+
+/** The JSON-lines copy of the outbox, for when the server holds the embedded database. */
+function readOutboxFile(dataDir: string): OutboxEntry[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(outboxFile(dataDir), 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .flatMap((line) => {
+      try {
+        return [JSON.parse(line) as OutboxEntry];
+      } catch {
+        // A line cut short by a crash must not hide every other message.
+        return [];
+      }
+    });
+}
+
+type Flags = { 'no-project'?: boolean; off?: boolean };
+
+/**
+ * Argument checks that need no database, done before opening it: opening and migrating the
+ * embedded database takes seconds, and a typo should be answered at once.
+ */
+function precheck(command: string, values: Record<string, string | undefined>) {
+  if (command === 'project:update') {
+    need(values.owner, '--owner');
+    if (values.disabled !== undefined) bool(values.disabled, '--disabled');
+    if (values['has-balance'] !== undefined) bool(values['has-balance'], '--has-balance');
+    for (const flag of LIMIT_FLAGS) {
+      const value = values[flag[0]];
+      if (value !== undefined) count(value, `--${flag[0]}`);
+    }
+  }
+  if (command === 'oem:set') {
+    const host = need(values.host, '--host').trim().toLowerCase();
+    if (!HOST.test(host))
+      throw new UsageError(`--host must be a host name such as call.example.com (got "${host}")`);
+    if (values.logo !== undefined) readLogo(values.logo);
+  }
+}
+
+const LIMIT_FLAGS = [
+  ['assistant-limit', 'assistantLimit'],
+  ['knowledge-limit', 'knowledgeLimit'],
+  ['tts-clone-limit', 'ttsCloneLimit'],
+  ['concurrent-callin', 'concurrentCallin'],
+  ['concurrent-callout', 'concurrentCallout'],
+  ['balance', 'balanceFen'],
+] as const;
 
 async function run(
   database: DatabaseHandle,
@@ -120,7 +256,10 @@ async function run(
         }
         const joined = same[0];
         const projectId = joined?.id ?? randomUUID();
-        if (!joined) await tx.insert(projects).values({ id: projectId, name: projectName });
+        if (!joined) {
+          await tx.insert(projects).values({ id: projectId, name: projectName });
+          await tx.insert(projectLimits).values({ projectId });
+        }
         const memberRole = (role ?? (joined ? 'member' : 'owner')) as 'owner' | 'admin' | 'member';
         await tx.insert(memberships).values({ projectId, userId, role: memberRole });
         return `${joined ? 'joining' : 'with new'} project "${projectName}" (${projectId}) as ${memberRole}`;
@@ -154,10 +293,65 @@ async function run(
       if (!project) throw new UsageError(`${owner} owns no project`);
       const changes: Partial<typeof projects.$inferInsert> = {};
       if (values.disabled !== undefined) changes.disabled = bool(values.disabled, '--disabled');
-      if (Object.keys(changes).length === 0)
+      const limits: Partial<typeof projectLimits.$inferInsert> = {};
+      if (values['has-balance'] !== undefined)
+        limits.hasBalance = bool(values['has-balance'], '--has-balance');
+      for (const [flag, column] of LIMIT_FLAGS) {
+        const value = values[flag];
+        if (value !== undefined) limits[column] = count(value, `--${flag}`);
+      }
+      if (Object.keys(changes).length + Object.keys(limits).length === 0)
         throw new UsageError('nothing to change: give at least one option');
-      await db.update(projects).set(changes).where(eq(projects.id, project.id));
-      return `project "${project.name}" (${project.id}) updated: ${JSON.stringify(changes)}`;
+      await db.transaction(async (tx) => {
+        if (Object.keys(changes).length > 0) {
+          await tx.update(projects).set(changes).where(eq(projects.id, project.id));
+        }
+        if (Object.keys(limits).length > 0) {
+          await tx
+            .insert(projectLimits)
+            .values({ projectId: project.id, ...limits })
+            .onConflictDoUpdate({
+              target: projectLimits.projectId,
+              set: { ...limits, updatedAt: new Date() },
+            });
+        }
+      });
+      return `project "${project.name}" (${project.id}) updated: ${JSON.stringify({ ...changes, ...limits })}`;
+    }
+    case 'oem:set': {
+      const host = need(values.host, '--host').trim().toLowerCase();
+      if (!HOST.test(host))
+        throw new UsageError(`--host must be a host name such as call.example.com (got "${host}")`);
+      const name = values.name?.trim();
+      if (name !== undefined && (name.length === 0 || name.length > 50)) {
+        throw new UsageError('--name must be 1 to 50 characters');
+      }
+      const logo = values.logo === undefined ? undefined : readLogo(values.logo);
+      const enabled = !flags.off;
+      const [existing] = await db.select().from(oemConfigs).where(eq(oemConfigs.host, host)).limit(1);
+      if (!existing && name === undefined) throw new UsageError('missing --name');
+      const set = {
+        enabled,
+        name: name ?? existing!.name,
+        ...(logo !== undefined ? { logo } : {}),
+        updatedAt: new Date(),
+      };
+      await db
+        .insert(oemConfigs)
+        .values({ host, ...set })
+        .onConflictDoUpdate({ target: oemConfigs.host, set });
+      const logoNote =
+        logo !== undefined ? `, logo ${values.logo} (${Math.ceil((logo.length * 3) / 4 / 1024)} KB)` : '';
+      return enabled
+        ? `white-label on for ${host}: name "${set.name}"${logoNote}`
+        : `white-label off for ${host} (name "${set.name}" kept)${logoNote}`;
+    }
+    case 'outbox': {
+      const rows = await db.select().from(outbox).orderBy(desc(outbox.createdAt));
+      return formatOutbox(
+        rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() })),
+        values.to,
+      );
     }
     case 'demo': {
       const r = await ensureDemo(db, { email: env.demoEmail, password: env.DEMO_PASSWORD });
@@ -184,6 +378,17 @@ async function main() {
       role: { type: 'string' },
       owner: { type: 'string' },
       disabled: { type: 'string' },
+      'has-balance': { type: 'string' },
+      'assistant-limit': { type: 'string' },
+      'knowledge-limit': { type: 'string' },
+      'tts-clone-limit': { type: 'string' },
+      'concurrent-callin': { type: 'string' },
+      'concurrent-callout': { type: 'string' },
+      balance: { type: 'string' },
+      host: { type: 'string' },
+      logo: { type: 'string' },
+      off: { type: 'boolean' },
+      to: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -193,11 +398,29 @@ async function main() {
     return;
   }
   const env = parseEnv();
-  const database = await openFromEnv(env);
+  const { 'no-project': noProject, off, help: _help, ...strings } = values;
+  precheck(command, strings);
+  let database: DatabaseHandle;
+  try {
+    database = await openFromEnv(env);
+  } catch (err) {
+    // The running server holds the embedded database; the outbox has a file copy for this.
+    if (
+      command === 'outbox' &&
+      !env.DATABASE_URL &&
+      /is in use by another server process/.test(String(err))
+    ) {
+      process.stderr.write(
+        `admin: the database is in use by the running server; reading ${outboxFile(env.dataDir)} instead\n`,
+      );
+      process.stdout.write(`${formatOutbox(readOutboxFile(env.dataDir), values.to)}\n`);
+      return;
+    }
+    throw err;
+  }
   try {
     await database.migrate();
-    const { 'no-project': noProject, help: _help, ...strings } = values;
-    process.stdout.write(`${await run(database, command, strings, { 'no-project': noProject }, env)}\n`);
+    process.stdout.write(`${await run(database, command, strings, { 'no-project': noProject, off }, env)}\n`);
   } finally {
     await database.close();
   }

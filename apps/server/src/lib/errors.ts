@@ -6,8 +6,9 @@ export class AppError extends Error {
     readonly statusCode: number,
     readonly code: ErrorCode,
     message: string,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
     this.name = 'AppError';
   }
 }
@@ -28,6 +29,7 @@ export const statusText: Record<number, string> = {
   408: '请求超时',
   409: '数据冲突',
   413: '请求内容过大',
+  414: '请求地址过长',
   415: '不支持的请求内容类型',
   429: '请求过于频繁，请稍后再试',
   500: '服务器内部错误',

@@ -3,6 +3,9 @@ import type { Database, DatabaseHandle } from '../db/client';
 import type { Env } from '../env';
 import { authRoutes } from './auth/auth.routes';
 import { healthRoutes } from './health/health.routes';
+import { oemRoutes } from './oem/oem.routes';
+import { oidcRoutes } from './oidc/oidc.routes';
+import { projectsRoutes } from './projects/projects.routes';
 import { usersRoutes } from './users/users.routes';
 
 export interface ModuleOptions {
@@ -13,4 +16,11 @@ export interface ModuleOptions {
 }
 
 /** Every HTTP module, registered by app.ts from this one list. */
-export const modules: FastifyPluginAsync<ModuleOptions>[] = [healthRoutes, authRoutes, usersRoutes];
+export const modules: FastifyPluginAsync<ModuleOptions>[] = [
+  healthRoutes,
+  authRoutes,
+  usersRoutes,
+  projectsRoutes,
+  oemRoutes,
+  oidcRoutes,
+];

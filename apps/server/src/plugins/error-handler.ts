@@ -26,6 +26,8 @@ export function registerErrorHandling(app: FastifyInstance) {
       return reply.code(400).send(fail(400, 'VALIDATION_FAILED', lines.join('；')));
     }
     if (err instanceof AppError) {
+      // A 5xx of ours (a mail server down) is the operator's to fix: keep its cause in the log.
+      if (err.statusCode >= 500) req.log.error({ err: err.cause ?? err }, err.message);
       return reply.code(err.statusCode).send(fail(err.statusCode, err.code, err.message));
     }
     if (isResponseSerializationError(err)) {

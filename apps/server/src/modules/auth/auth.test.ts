@@ -90,7 +90,7 @@ describe('login, current user, logout', () => {
       expect(res.json()).toMatchObject({
         success: false,
         code: 'INVALID_CREDENTIALS',
-        message: '邮箱或密码错误',
+        message: '账号或密码错误',
       });
     }
     expect(await db.select().from(sessions)).toHaveLength(0);

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { memberships, projects, users } from '../../db/schema';
+import { memberships, projectLimits, projects, users } from '../../db/schema';
 import { hashPassword } from '../auth/password';
 
 export interface DemoResult {
@@ -42,6 +42,7 @@ export async function ensureDemo(
       .insert(projects)
       .values({ id: projectId, name: DEMO_PROJECT_NAME, company: '演示公司', industry: '教育培训' });
     await tx.insert(memberships).values({ projectId, userId, role: 'owner' });
+    await tx.insert(projectLimits).values({ projectId });
     return true;
   });
   return created ? { created: true, email, generatedPassword } : { created: false, email };

@@ -1,7 +1,7 @@
 import type { CurrentUser } from '@callpilot/contracts';
 import { asc, eq } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { memberships, projects } from '../../db/schema';
+import { memberships, projects, users } from '../../db/schema';
 import type { SessionUser } from '../auth/sessions.service';
 
 /** The spec's user-store: the first project (the oldest membership) is the current one. */
@@ -28,4 +28,16 @@ export async function getCurrentUser(db: Database, user: SessionUser): Promise<C
     profile: user.profile,
     projects: rows,
   };
+}
+
+export async function updateProfile(
+  db: Database,
+  user: SessionUser,
+  input: { displayName: string; profile: string },
+): Promise<CurrentUser> {
+  await db
+    .update(users)
+    .set({ displayName: input.displayName, profile: input.profile, updatedAt: new Date() })
+    .where(eq(users.id, user.id));
+  return getCurrentUser(db, { ...user, ...input });
 }

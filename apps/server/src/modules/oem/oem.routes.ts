@@ -1,0 +1,28 @@
+import { envelope, errorEnvelope, oemInfo } from '@callpilot/contracts';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { ok } from '../../lib/reply';
+import type { ModuleOptions } from '../index';
+import { getOemInfo } from './oem.service';
+
+const hostParams = z.object({
+  host: z
+    .string({ error: '请输入域名' })
+    .min(1, { error: '请输入域名' })
+    .max(253, { error: '域名不能超过 253 个字符' }),
+});
+
+export const oemRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db }) => {
+  app.get(
+    '/api/oem/:host',
+    {
+      schema: {
+        tags: ['品牌'],
+        summary: '按域名查询贴牌信息（无需登录）',
+        params: hostParams,
+        response: { 200: envelope(oemInfo), 400: errorEnvelope },
+      },
+    },
+    async (req) => ok(await getOemInfo(db, req.params.host)),
+  );
+};
