@@ -81,6 +81,13 @@ export async function buildApp({ database, env, logger, version = '0.0.0', provi
     },
   }).withTypeProvider<ZodTypeProvider>();
 
+  // Bodyless POSTs (e.g. the balance query) often still carry Content-Type: application/json;
+  // treat an empty body as no body instead of answering "invalid JSON".
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (body === '') return done(null, undefined);
+    return parseJson(req, body as string, done);
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandling(app);

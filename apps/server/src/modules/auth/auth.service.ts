@@ -76,18 +76,25 @@ export async function setPassword(db: Database, userId: string, password: string
     .where(eq(users.id, userId));
 }
 
-/** Changes the password of a logged-in user; every other session of theirs ends. */
+/**
+ * Changes the password of a logged-in user; every other session of theirs ends. Wrong current
+ * passwords count against the same lock as failed logins, or a stolen session could guess it.
+ */
 export async function changePassword(
   db: Database,
-  user: { id: string; tokenHash: string },
+  user: { id: string; email: string; tokenHash: string },
   input: { oldPassword: string; password: string },
+  ip: string,
 ) {
+  const account = `email:${user.email}`;
+  await assertLoginAllowed(db, account, ip);
   const [row] = await db
     .select({ passwordHash: users.passwordHash })
     .from(users)
     .where(eq(users.id, user.id))
     .limit(1);
   if (!row || !(await verifyPassword(input.oldPassword, row.passwordHash))) {
+    await recordLoginFailure(db, account, ip);
     throw new AppError(400, 'BAD_REQUEST', '字段 oldPassword：当前密码不正确');
   }
   await setPassword(db, user.id, input.password);

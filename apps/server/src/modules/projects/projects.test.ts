@@ -41,6 +41,13 @@ describe('project routes', () => {
       headers: asA,
     });
     expect(balance.json().data).toEqual({ balanceFen: 12_345, hasBalance: true });
+    // Browsers' clients often label a bodyless POST as JSON; that is not a malformed body.
+    const labelled = await app.inject({
+      method: 'POST',
+      url: `/api/project/${a.projectId}/balance`,
+      headers: { ...asA, 'content-type': 'application/json' },
+    });
+    expect(labelled.statusCode).toBe(200);
     const members = await app.inject({
       method: 'GET',
       url: `/api/project/${a.projectId}/members`,

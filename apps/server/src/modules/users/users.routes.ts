@@ -82,7 +82,7 @@ export const usersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { d
     },
     async (req) => {
       const user = requireUser(req);
-      await changePassword(db, user, req.body);
+      await changePassword(db, user, req.body, req.ip);
       await app.revokeSessions(revokedUser(user.id));
       return ok(null);
     },

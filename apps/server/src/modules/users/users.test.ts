@@ -157,4 +157,28 @@ describe('profile and password', () => {
     expect((await app.inject({ method: 'GET', url: '/api/profile', headers: there })).statusCode).toBe(401);
     await loginAs(app, 'c@example.com', 'changed-pass-2');
   });
+
+  it('locks guessing of the current password like failed logins', async () => {
+    current = await createTestApp();
+    const { app, db } = current;
+    await seedUser(db, { email: 'd@example.com', project: null });
+    const headers = await loginAs(app, 'd@example.com');
+    const guess = () =>
+      app.inject({
+        method: 'PUT',
+        url: '/api/user/password',
+        headers,
+        payload: { oldPassword: 'guess-123', password: 'changed-pass-2' },
+      });
+    for (let i = 0; i < 5; i++) expect((await guess()).statusCode).toBe(400);
+    const locked = await guess();
+    expect(locked.statusCode).toBe(429);
+    expect(locked.json().message).toMatch(/^登录失败次数过多，请在 \d{2}:\d{2} 后重试$/);
+    const login = await app.inject({
+      method: 'POST',
+      url: '/auth/login',
+      payload: { email: 'd@example.com', password: PASSWORD },
+    });
+    expect(login.statusCode).toBe(429);
+  });
 });
