@@ -1,7 +1,6 @@
-import { password as passwordSchema } from '@callpilot/contracts';
 import { Button, Divider, Form, Input } from 'antd';
 import { toast } from 'sonner';
-import { sameAsRule, zodRule } from '@/lib/form-rules';
+import { NewPasswordFields } from '@/components/form/new-password-fields';
 import { useChangePassword } from '../api/change-password';
 import { useSendChangePasswordEmail } from '../api/send-change-password-email';
 
@@ -36,22 +35,7 @@ export function AccountPasswordForm({ email }: { email: string }) {
         >
           <Input.Password autoComplete="current-password" />
         </Form.Item>
-        <Form.Item
-          label="新密码"
-          name="password"
-          extra="至少 8 位，须同时包含字母和数字"
-          rules={[zodRule(passwordSchema)]}
-        >
-          <Input.Password autoComplete="new-password" />
-        </Form.Item>
-        <Form.Item
-          label="确认新密码"
-          name="confirmPassword"
-          dependencies={['password']}
-          rules={[sameAsRule('password')]}
-        >
-          <Input.Password autoComplete="new-password" />
-        </Form.Item>
+        <NewPasswordFields />
         <Button type="primary" htmlType="submit" loading={changePassword.isPending}>
           修改密码
         </Button>

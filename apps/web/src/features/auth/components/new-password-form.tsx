@@ -1,6 +1,5 @@
-import { password as passwordSchema } from '@callpilot/contracts';
-import { Button, Form, Input } from 'antd';
-import { sameAsRule, zodRule } from '@/lib/form-rules';
+import { Button, Form } from 'antd';
+import { NewPasswordFields } from '@/components/form/new-password-fields';
 
 type NewPasswordValues = { password: string; confirmPassword: string };
 
@@ -22,22 +21,7 @@ export function NewPasswordForm({
       disabled={pending}
       onFinish={({ password }) => onSubmit(password)}
     >
-      <Form.Item
-        label="新密码"
-        name="password"
-        extra="至少 8 位，须同时包含字母和数字"
-        rules={[zodRule(passwordSchema)]}
-      >
-        <Input.Password autoComplete="new-password" />
-      </Form.Item>
-      <Form.Item
-        label="确认新密码"
-        name="confirmPassword"
-        dependencies={['password']}
-        rules={[sameAsRule('password')]}
-      >
-        <Input.Password autoComplete="new-password" />
-      </Form.Item>
+      <NewPasswordFields />
       <Button type="primary" htmlType="submit" block loading={pending}>
         {submitLabel}
       </Button>

@@ -3,10 +3,11 @@ import { useQuery } from '@tanstack/react-query';
 import { Button, Form, Input, Select, Spin, Steps } from 'antd';
 import { useEffect, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
+import { NewPasswordFields } from '@/components/form/new-password-fields';
 import { paths } from '@/config/paths';
 import { getCurrentUser } from '@/lib/api/get-current-user';
 import { clearToken, getToken } from '@/lib/auth-token';
-import { sameAsRule, zodRule } from '@/lib/form-rules';
+import { zodRule } from '@/lib/form-rules';
 import { RequestError } from '@/lib/request';
 import { useRegister } from '../api/register';
 import { useRegisterProject } from '../api/register-project';
@@ -52,22 +53,7 @@ function AccountStep({ onDone }: { onDone: () => void }) {
       <Form.Item label="昵称" name="displayName" rules={[zodRule(registerRequest.shape.displayName)]}>
         <Input autoComplete="nickname" maxLength={50} />
       </Form.Item>
-      <Form.Item
-        label="密码"
-        name="password"
-        extra="至少 8 位，须同时包含字母和数字"
-        rules={[zodRule(registerRequest.shape.password)]}
-      >
-        <Input.Password autoComplete="new-password" />
-      </Form.Item>
-      <Form.Item
-        label="确认密码"
-        name="confirmPassword"
-        dependencies={['password']}
-        rules={[sameAsRule('password')]}
-      >
-        <Input.Password autoComplete="new-password" />
-      </Form.Item>
+      <NewPasswordFields label="密码" confirmLabel="确认密码" />
       <Button type="primary" htmlType="submit" block loading={registerMutation.isPending}>
         下一步
       </Button>
