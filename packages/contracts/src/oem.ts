@@ -12,3 +12,12 @@ export const oemInfo = z
 export type OemInfo = z.infer<typeof oemInfo>;
 
 export const OEM_LOGO_MAX_BYTES = 200 * 1024;
+
+/** What the console needs from server configuration before anyone logs in. */
+export const consoleConfig = z
+  .object({
+    /** Shown when a project is not (or no longer) activated: 请联系销售开通，销售电话：{salesPhone}. */
+    salesPhone: z.string(),
+  })
+  .meta({ id: 'ConsoleConfig' });
+export type ConsoleConfig = z.infer<typeof consoleConfig>;

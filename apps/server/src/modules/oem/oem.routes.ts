@@ -1,4 +1,4 @@
-import { envelope, errorEnvelope, oemInfo } from '@callpilot/contracts';
+import { consoleConfig, envelope, errorEnvelope, oemInfo } from '@callpilot/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ok } from '../../lib/reply';
@@ -12,7 +12,19 @@ const hostParams = z.object({
     .max(253, { error: '域名不能超过 253 个字符' }),
 });
 
-export const oemRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db }) => {
+export const oemRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, env }) => {
+  app.get(
+    '/api/console/config',
+    {
+      schema: {
+        tags: ['品牌'],
+        summary: '控制台所需的服务器配置（无需登录），如销售电话',
+        response: { 200: envelope(consoleConfig) },
+      },
+    },
+    async () => ok({ salesPhone: env.SALES_PHONE }),
+  );
+
   app.get(
     '/api/oem/:host',
     {

@@ -33,3 +33,12 @@ describe('GET /api/oem/:host', () => {
     expect(huge.json()).toMatchObject({ success: false, message: '请求地址过长' });
   });
 });
+
+describe('GET /api/console/config', () => {
+  it('gives the console the configured sales phone without login', async () => {
+    current = await createTestApp({ env: { SALES_PHONE: '400-820-8820' } });
+    const res = await current.app.inject({ method: 'GET', url: '/api/console/config' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toEqual({ salesPhone: '400-820-8820' });
+  });
+});
