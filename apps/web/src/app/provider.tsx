@@ -6,6 +6,7 @@ import dayjs from 'dayjs';
 import 'dayjs/locale/zh-cn';
 import { type ReactNode, useState } from 'react';
 import { Toaster } from 'sonner';
+import { TopProgressBar } from '@/components/top-progress-bar';
 
 dayjs.locale('zh-cn');
 
@@ -39,6 +40,7 @@ export function AppProvider({ children }: { children: ReactNode }) {
     <StyleProvider layer>
       <ConfigProvider locale={zhCN} theme={theme} button={buttonConfig}>
         <QueryClientProvider client={queryClient}>
+          <TopProgressBar />
           {children}
           <Toaster position="top-right" closeButton richColors />
         </QueryClientProvider>

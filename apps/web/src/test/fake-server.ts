@@ -1,4 +1,10 @@
-import { type AxiosAdapter, AxiosError, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
+import {
+  type AxiosAdapter,
+  AxiosError,
+  type AxiosInstance,
+  type AxiosResponse,
+  type InternalAxiosRequestConfig,
+} from 'axios';
 import { http } from '@/lib/request/request-client';
 
 export type FakeReply = { status: number; body?: unknown } | 'network-error';
@@ -15,16 +21,19 @@ export type RecordedRequest = {
  * Answers the request client's calls at the transport boundary (its axios adapter), so the
  * interceptors, envelope handling and error policy all run for real.
  */
-export function startFakeServer(handle: (request: RecordedRequest) => FakeReply | Promise<FakeReply>) {
+export function startFakeServer(
+  handle: (request: RecordedRequest) => FakeReply | Promise<FakeReply>,
+  instance: AxiosInstance = http,
+) {
   const requests: RecordedRequest[] = [];
-  const previousAdapter = http.defaults.adapter;
+  const previousAdapter = instance.defaults.adapter;
 
   const adapter: AxiosAdapter = async (config) => {
     const request: RecordedRequest = {
       method: (config.method ?? 'get').toUpperCase(),
       url: config.url ?? '',
       headers: config.headers.toJSON(),
-      body: typeof config.data === 'string' ? JSON.parse(config.data) : config.data,
+      body: typeof config.data === 'string' && config.data !== '' ? JSON.parse(config.data) : config.data,
       config,
     };
     requests.push(request);
@@ -51,11 +60,11 @@ export function startFakeServer(handle: (request: RecordedRequest) => FakeReply 
     return response;
   };
 
-  http.defaults.adapter = adapter;
+  instance.defaults.adapter = adapter;
   return {
     requests,
     stop: () => {
-      http.defaults.adapter = previousAdapter;
+      instance.defaults.adapter = previousAdapter;
     },
   };
 }

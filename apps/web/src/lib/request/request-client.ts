@@ -1,8 +1,9 @@
 import type { Envelope, ErrorEnvelope } from '@callpilot/contracts';
-import axios, { type AxiosRequestConfig, type AxiosResponse, isAxiosError } from 'axios';
+import axios, { type AxiosInstance, type AxiosRequestConfig, type AxiosResponse, isAxiosError } from 'axios';
 import { toast } from 'sonner';
 import { loginHref } from '@/config/paths';
 import { clearToken, getToken } from '@/lib/auth-token';
+import { startLoading, stopLoading } from './loading-counter';
 import {
   GENERIC_ERROR_MESSAGE,
   NETWORK_ERROR_MESSAGE,
@@ -13,8 +14,16 @@ import {
 
 /** What a call site may decide; everything else about errors is decided here. */
 export type RequestOptions = {
+  /** Drive the thin top progress bar while the call is in flight (default true). */
+  showLoading?: boolean;
   /** Toast the failure (default true). Pass false when the caller shows the error itself. */
   showError?: boolean;
+  /** Send the stored bearer token (default true; login, register and sms-captcha never do). */
+  withToken?: boolean;
+  /** Extra attempts for an idempotent call that failed on the network or with a 5xx (default 2). */
+  retry?: number;
+  /** Wait before each extra attempt, in ms (default 1000). */
+  retryDelay?: number;
   /** Text shown when the server gives no message, instead of the status or generic text. */
   fallbackMessage?: string;
   /**
@@ -30,32 +39,33 @@ type FullRequestConfig = AxiosRequestConfig & RequestOptions;
 
 export const UNAUTHORIZED_MESSAGE = '未登录或登录已过期';
 export const LOGIN_REDIRECT_DELAY_MS = 1000;
+export const DEFAULT_RETRY = 2;
+export const DEFAULT_RETRY_DELAY_MS = 1000;
+
+/** The spec's "url prefix appended to the base URL"; this server mounts its API at the root. */
+export const API_PREFIX = '';
+/** The second client's prefix. */
+export const OPENDOCK_PREFIX = '/opendock';
+
+const API_BASE = import.meta.env.VITE_API_BASE ?? '';
 
 // Credentials are not yet known on these calls, and a stale token must not turn them into a 401.
 const TOKENLESS_PATHS = new Set(['/auth/login', '/auth/register', '/auth/sms-captcha']);
 const AUTH_PATH_PREFIX = '/auth/';
 
+// Its failures mean "the session could not be renewed", which the 401 flow already handles.
+const NO_TOAST_PATHS = new Set(['/auth/refresh-token']);
+
+// Repeating these cannot change server state twice, so a retry after a blip is safe.
+const IDEMPOTENT_METHODS = new Set(['GET', 'PUT', 'DELETE', 'HEAD', 'OPTIONS']);
+
 // The spec swallows this one: the console shows its own "contact sales" dialog for a disabled
 // project, so a toast per data call would only repeat it.
 const SILENT_SERVER_MESSAGES = new Set(['Project is disabled']);
 
-export const http = axios.create({
-  baseURL: import.meta.env.VITE_API_BASE ?? '',
-  timeout: 60_000,
-  headers: { 'Content-Type': 'application/json' },
-});
-
 function pathOf(url: string | undefined): string {
   return new URL(url ?? '', 'http://relative.invalid').pathname;
 }
-
-http.interceptors.request.use((config) => {
-  const token = getToken();
-  if (token && !TOKENLESS_PATHS.has(pathOf(config.url))) {
-    config.headers.set('Authorization', `Bearer ${token}`);
-  }
-  return config;
-});
 
 let navigate = (to: string): void => {
   window.location.assign(to);
@@ -98,51 +108,143 @@ function toRequestError(config: FullRequestConfig, status: number | undefined, b
   });
 }
 
+function shouldToast(config: FullRequestConfig, error: RequestError): boolean {
+  return (
+    config.showError !== false &&
+    !NO_TOAST_PATHS.has(pathOf(config.url)) &&
+    !SILENT_SERVER_MESSAGES.has(error.serverMessage ?? '')
+  );
+}
+
 function fail(config: FullRequestConfig, error: RequestError): never {
   const isAuthCall = pathOf(config.url).startsWith(AUTH_PATH_PREFIX);
   if (error.status === 401 && !isAuthCall) {
     if (config.redirectOnUnauthorized !== false) redirectToLogin();
-  } else if (config.showError !== false && !SILENT_SERVER_MESSAGES.has(error.serverMessage ?? '')) {
+  } else if (shouldToast(config, error)) {
     showErrorToast(error.message);
   }
   throw error;
 }
 
-async function request<T>(config: FullRequestConfig): Promise<T> {
-  let response: AxiosResponse<unknown>;
-  try {
-    response = await http.request<unknown>(config);
-  } catch (error) {
-    // An aborted call (a query whose component unmounted) is nobody's failure to report.
-    if (axios.isCancel(error)) throw error;
-    const failed = isAxiosError(error) ? error.response : undefined;
-    return fail(config, toRequestError(config, failed?.status, failed?.data));
+function isRetryable(config: FullRequestConfig, error: unknown): boolean {
+  if (!IDEMPOTENT_METHODS.has((config.method ?? 'GET').toUpperCase())) return false;
+  if (!isAxiosError(error) || axios.isCancel(error)) return false;
+  const status = error.response?.status;
+  return status === undefined || status >= 500;
+}
+
+function wait(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export type RequestClient = {
+  /** The underlying axios instance (tests replace its adapter). */
+  http: AxiosInstance;
+  get<T>(url: string, config?: RequestConfig): Promise<T>;
+  del<T>(url: string, config?: RequestConfig): Promise<T>;
+  post<T>(url: string, data?: unknown, config?: RequestConfig): Promise<T>;
+  put<T>(url: string, data?: unknown, config?: RequestConfig): Promise<T>;
+  patch<T>(url: string, data?: unknown, config?: RequestConfig): Promise<T>;
+  /** POST as multipart/form-data; a plain object is turned into FormData first. */
+  postForm<T>(url: string, data: FormData | Record<string, unknown>, config?: RequestConfig): Promise<T>;
+};
+
+function appendField(form: FormData, key: string, value: unknown): void {
+  if (value === undefined || value === null) return;
+  if (Array.isArray(value)) {
+    for (const item of value) appendField(form, key, item);
+  } else if (value instanceof Blob) {
+    form.append(key, value);
+  } else if (typeof value === 'object') {
+    form.append(key, JSON.stringify(value));
+  } else {
+    form.append(key, String(value));
   }
-  const body = response.data as Partial<Envelope<T>> | Partial<ErrorEnvelope> | undefined;
-  if (body?.success === false) {
-    // A 2xx carrying `success: false` reports its real status in the envelope.
-    const status = typeof body.status === 'number' && body.status >= 400 ? body.status : response.status;
-    return fail(config, toRequestError(config, status, body));
+}
+
+export function toFormData(data: FormData | Record<string, unknown>): FormData {
+  if (data instanceof FormData) return data;
+  const form = new FormData();
+  for (const [key, value] of Object.entries(data)) appendField(form, key, value);
+  return form;
+}
+
+/** One policy (token, errors, 401 flow, loading, retry) for every server prefix. */
+export function createRequestClient(prefix: string): RequestClient {
+  const http = axios.create({
+    baseURL: `${API_BASE}${prefix}`,
+    timeout: 60_000,
+    headers: { 'Content-Type': 'application/json' },
+  });
+
+  http.interceptors.request.use((config) => {
+    const token = getToken();
+    const wantsToken = (config as FullRequestConfig).withToken !== false;
+    if (token && wantsToken && !TOKENLESS_PATHS.has(pathOf(config.url))) {
+      config.headers.set('Authorization', `Bearer ${token}`);
+    }
+    return config;
+  });
+
+  async function send(config: FullRequestConfig): Promise<AxiosResponse<unknown>> {
+    const retries = Math.max(0, config.retry ?? DEFAULT_RETRY);
+    const delay = config.retryDelay ?? DEFAULT_RETRY_DELAY_MS;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await http.request<unknown>(config);
+      } catch (error) {
+        if (attempt >= retries || !isRetryable(config, error)) throw error;
+        await wait(delay);
+      }
+    }
   }
-  return (body as Envelope<T> | undefined)?.data as T;
+
+  async function request<T>(config: FullRequestConfig): Promise<T> {
+    const showLoading = config.showLoading !== false;
+    if (showLoading) startLoading();
+    let response: AxiosResponse<unknown>;
+    try {
+      response = await send(config);
+    } catch (error) {
+      // An aborted call (a query whose component unmounted) is nobody's failure to report.
+      if (axios.isCancel(error)) throw error;
+      const failed = isAxiosError(error) ? error.response : undefined;
+      return fail(config, toRequestError(config, failed?.status, failed?.data));
+    } finally {
+      if (showLoading) stopLoading();
+    }
+    const body = response.data as Partial<Envelope<T>> | Partial<ErrorEnvelope> | undefined;
+    if (body?.success === false) {
+      // A 2xx carrying `success: false` reports its real status in the envelope.
+      const status = typeof body.status === 'number' && body.status >= 400 ? body.status : response.status;
+      return fail(config, toRequestError(config, status, body));
+    }
+    return (body as Envelope<T> | undefined)?.data as T;
+  }
+
+  return {
+    http,
+    get: (url, config) => request({ ...config, method: 'GET', url }),
+    del: (url, config) => request({ ...config, method: 'DELETE', url }),
+    post: (url, data, config) => request({ ...config, method: 'POST', url, data }),
+    put: (url, data, config) => request({ ...config, method: 'PUT', url, data }),
+    patch: (url, data, config) => request({ ...config, method: 'PATCH', url, data }),
+    postForm: (url, data, config) =>
+      request({
+        ...config,
+        method: 'POST',
+        url,
+        data: toFormData(data),
+        // Not JSON: axios would serialise the FormData. The browser fills in the boundary.
+        headers: { ...config?.headers, 'Content-Type': 'multipart/form-data' },
+      }),
+  };
 }
 
-export function get<T>(url: string, config?: RequestConfig): Promise<T> {
-  return request<T>({ ...config, method: 'GET', url });
-}
+/** The console's API client. */
+export const apiClient = createRequestClient(API_PREFIX);
+/** The second client of the spec, same policy, under `/opendock`. */
+export const opendockClient = createRequestClient(OPENDOCK_PREFIX);
 
-export function del<T>(url: string, config?: RequestConfig): Promise<T> {
-  return request<T>({ ...config, method: 'DELETE', url });
-}
-
-export function post<T>(url: string, data?: unknown, config?: RequestConfig): Promise<T> {
-  return request<T>({ ...config, method: 'POST', url, data });
-}
-
-export function put<T>(url: string, data?: unknown, config?: RequestConfig): Promise<T> {
-  return request<T>({ ...config, method: 'PUT', url, data });
-}
-
-export function patch<T>(url: string, data?: unknown, config?: RequestConfig): Promise<T> {
-  return request<T>({ ...config, method: 'PATCH', url, data });
-}
+export const http = apiClient.http;
+export const { get, del, post, put, patch, postForm } = apiClient;

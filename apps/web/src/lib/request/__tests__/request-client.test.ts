@@ -1,7 +1,19 @@
 import { toast } from 'sonner';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { failure, ok, startFakeServer } from '@/test/fake-server';
-import { del, get, patch, post, put, RequestError, setRequestNavigator } from '..';
+import {
+  del,
+  get,
+  OPENDOCK_PREFIX,
+  opendockClient,
+  patch,
+  post,
+  postForm,
+  put,
+  RequestError,
+  setRequestNavigator,
+} from '..';
+import { getLoadingCount } from '../loading-counter';
 
 let server: ReturnType<typeof startFakeServer> | undefined;
 const navigate = vi.fn();
@@ -114,7 +126,7 @@ describe('request client', () => {
   ])('falls back to the Chinese text of status %i', async (status, text) => {
     serve(() => ({ status }));
 
-    const error = await rejectionOf(get('/api/x'));
+    const error = await rejectionOf(get('/api/x', { retry: 0 }));
 
     expect(error).toMatchObject({ status, message: text });
     expect(toast.error).toHaveBeenCalledWith(text, expect.anything());
@@ -123,7 +135,7 @@ describe('request client', () => {
   it('reports a missing response as a network failure', async () => {
     serve(() => 'network-error');
 
-    const error = await rejectionOf(get('/api/x'));
+    const error = await rejectionOf(get('/api/x', { retry: 0 }));
 
     expect(error.message).toBe('网络连接失败，请检查网络设置');
     expect(error.status).toBeUndefined();
@@ -163,7 +175,7 @@ describe('request client', () => {
   it('uses the call-specific fallback when the server gives no message', async () => {
     serve(() => ({ status: 500 }));
 
-    const error = await rejectionOf(get('/auth/logout', { fallbackMessage: '登出失败' }));
+    const error = await rejectionOf(get('/auth/logout', { fallbackMessage: '登出失败', retry: 0 }));
 
     expect(error.message).toBe('登出失败');
   });
@@ -201,5 +213,148 @@ describe('request client', () => {
     expect(toast.error).toHaveBeenCalledWith('账号或密码错误', expect.anything());
     expect(navigate).not.toHaveBeenCalled();
     expect(localStorage.getItem('token')).toBe('kept');
+  });
+
+  it('toasts 401 for a 401 status without a server message on an auth call', async () => {
+    serve(() => ({ status: 401 }));
+
+    const error = await rejectionOf(post('/auth/login', {}));
+
+    expect(error.message).toBe('未授权，请登录');
+  });
+
+  it('never toasts a failed /auth/refresh-token', async () => {
+    serve(() => failure(400, '刷新失败'));
+
+    const error = await rejectionOf(post('/auth/refresh-token', {}));
+
+    expect(error.message).toBe('刷新失败');
+    expect(toast.error).not.toHaveBeenCalled();
+  });
+
+  it('omits the token when the call passes withToken: false', async () => {
+    localStorage.setItem('token', 'tok-1');
+    const { requests } = serve(() => ok(null));
+
+    await get('/api/public', { withToken: false });
+
+    expect(requests[0]?.headers.Authorization).toBeUndefined();
+  });
+
+  it('drives the loading counter unless showLoading is false', async () => {
+    let seen: number[] = [];
+    serve(() => {
+      seen.push(getLoadingCount());
+      return ok(null);
+    });
+
+    await get('/api/a');
+    expect(seen).toEqual([1]);
+    expect(getLoadingCount()).toBe(0);
+
+    seen = [];
+    await get('/api/a', { showLoading: false });
+    expect(seen).toEqual([0]);
+  });
+
+  describe('retry', () => {
+    it('retries an idempotent call twice, 1000 ms apart, after network failures and 5xx', async () => {
+      vi.useFakeTimers();
+      const replies: ReturnType<typeof ok>[] = ['network-error', { status: 503 }, ok('done')];
+      const { requests } = serve(() => replies.shift() ?? ok(null));
+
+      const result = get<string>('/api/x');
+      await vi.advanceTimersByTimeAsync(0);
+      expect(requests).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(999);
+      expect(requests).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(requests).toHaveLength(2);
+      await vi.advanceTimersByTimeAsync(1000);
+
+      await expect(result).resolves.toBe('done');
+      expect(requests).toHaveLength(3);
+      expect(toast.error).not.toHaveBeenCalled();
+    });
+
+    it('gives up after the retry count and reports the last failure once', async () => {
+      vi.useFakeTimers();
+      const { requests } = serve(() => ({ status: 502 }));
+
+      const result = rejectionOf(del('/api/x'));
+      await vi.advanceTimersByTimeAsync(5_000);
+
+      expect((await result).message).toBe('网关错误');
+      expect(requests).toHaveLength(3);
+      expect(toast.error).toHaveBeenCalledTimes(1);
+    });
+
+    it('honours per-call retry and retryDelay', async () => {
+      vi.useFakeTimers();
+      const { requests } = serve(() => 'network-error');
+
+      const result = rejectionOf(put('/api/x', {}, { retry: 1, retryDelay: 200 }));
+      await vi.advanceTimersByTimeAsync(199);
+      expect(requests).toHaveLength(1);
+      await vi.advanceTimersByTimeAsync(1);
+
+      expect((await result).message).toBe('网络连接失败，请检查网络设置');
+      expect(requests).toHaveLength(2);
+    });
+
+    it.each([
+      ['POST', () => post('/api/x', {})],
+      ['PATCH', () => patch('/api/x', {})],
+    ])('does not retry %s', async (_method, call) => {
+      const { requests } = serve(() => ({ status: 500 }));
+
+      await rejectionOf(call());
+
+      expect(requests).toHaveLength(1);
+    });
+
+    it('does not retry a 4xx', async () => {
+      const { requests } = serve(() => ({ status: 404 }));
+
+      await rejectionOf(get('/api/x'));
+
+      expect(requests).toHaveLength(1);
+    });
+  });
+
+  it('sends postForm as multipart form data, from FormData or a plain object', async () => {
+    const { requests } = serve(() => ok(null));
+    const file = new Blob(['a,b'], { type: 'text/csv' });
+
+    await postForm('/api/upload', { name: '名单', count: 2, file, skip: undefined });
+    const given = new FormData();
+    given.append('x', '1');
+    await postForm('/api/upload', given);
+
+    const [first, second] = requests;
+    expect(first?.method).toBe('POST');
+    expect(first?.headers['Content-Type']).toBe('multipart/form-data');
+    expect(first?.body).toBeInstanceOf(FormData);
+    const sent = first?.body as FormData;
+    expect(sent.get('name')).toBe('名单');
+    expect(sent.get('count')).toBe('2');
+    expect(sent.get('file')).toBeInstanceOf(Blob);
+    expect(sent.has('skip')).toBe(false);
+    expect(second?.body).toBe(given);
+  });
+
+  it('has a second client under the opendock prefix with the same policy', async () => {
+    localStorage.setItem('token', 'tok-1');
+    server = startFakeServer(() => failure(400, '参数不对'), opendockClient.http);
+
+    const error = await rejectionOf(opendockClient.get('/tasks'));
+
+    expect(OPENDOCK_PREFIX).toBe('/opendock');
+    expect(opendockClient.http.defaults.baseURL).toMatch(/\/opendock$/);
+    const [request] = server.requests;
+    expect(request?.headers.Authorization).toBe('Bearer tok-1');
+    expect(request?.config.timeout).toBe(60_000);
+    expect(error.message).toBe('参数不对');
+    expect(toast.error).toHaveBeenCalledWith('参数不对', expect.anything());
   });
 });
