@@ -1,9 +1,15 @@
+import { useEffect } from 'react';
 import { Outlet, useNavigation } from 'react-router';
+import { loadOemInfoOnce } from '@/lib/api/get-oem-info';
 
 // Later navigations keep the current page on screen while the next page's code loads, so the
 // loading text is shown on top of it rather than instead of it.
 export function RootLayout() {
   const navigation = useNavigation();
+  // White-label branding by host name, once per page load.
+  useEffect(() => {
+    void loadOemInfoOnce();
+  }, []);
   return (
     <>
       {navigation.state === 'loading' && (

@@ -6,6 +6,19 @@ export const paths = {
   thirdLogin: '/third-login',
   dashboard: '/dashboard',
   accountInfo: '/account-info',
+  callRecord: '/call-record',
+  callRecordList: '/call-record/list',
+  callTask: '/call-task',
+  callTaskList: '/call-task/list',
+  ivr: '/ivr',
+  assistant: '/assistant',
+  assistantList: '/assistant/list',
+  knowledge: '/knowledge',
+  dataReport: '/data-report',
+  dataReportCallin: '/data-report/callin',
+  sms: '/sms',
+  developerOptions: '/developer-options',
+  settings: '/settings',
 } as const;
 
 /** The login URL that brings the user back to `returnTo` (path + query) after signing in. */

@@ -1,17 +1,2 @@
-import type { BalanceLimit } from '@callpilot/contracts';
-import { queryOptions, useQuery } from '@tanstack/react-query';
-import { get } from '@/lib/request';
-
-export function getBalanceLimit(projectId: string): Promise<BalanceLimit> {
-  return get<BalanceLimit>(`/api/project/${encodeURIComponent(projectId)}/balance-limit`);
-}
-
-export const balanceLimitQueryOptions = (projectId: string) =>
-  queryOptions({
-    queryKey: ['projects', projectId, 'balance-limit'],
-    queryFn: () => getBalanceLimit(projectId),
-  });
-
-export function useBalanceLimit(projectId: string | undefined) {
-  return useQuery({ ...balanceLimitQueryOptions(projectId ?? ''), enabled: Boolean(projectId) });
-}
+// The shell loads the same limits for feature gating; one query key keeps them in step.
+export * from '@/lib/api/get-balance-limit';

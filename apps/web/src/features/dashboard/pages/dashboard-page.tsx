@@ -2,7 +2,7 @@ import { Button, Empty } from 'antd';
 import { useNavigate } from 'react-router';
 import { paths } from '@/config/paths';
 import { useCurrentUser } from '@/lib/api/get-current-user';
-import { useLogout } from '../api/logout';
+import { useLogout } from '@/lib/api/logout';
 
 export function DashboardPage() {
   const navigate = useNavigate();

@@ -1,0 +1,6 @@
+import { SectionPlaceholder } from '@/components/section-placeholder';
+
+// Its own lazy chunk until the section's feature lands.
+export function CallTaskPage() {
+  return <SectionPlaceholder title="呼出任务" />;
+}

@@ -1,0 +1,6 @@
+import { SectionPlaceholder } from '@/components/section-placeholder';
+
+// Its own lazy chunk until the section's feature lands.
+export function DeveloperOptionsPage() {
+  return <SectionPlaceholder title="开发者选项" />;
+}

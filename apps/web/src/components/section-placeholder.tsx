@@ -1,0 +1,13 @@
+import { Empty } from 'antd';
+
+/** A shell section whose pages have not been built yet: its title and an honest empty state. */
+export function SectionPlaceholder({ title }: { title: string }) {
+  return (
+    <main className="flex flex-col gap-6 p-6">
+      <h1 className="text-2xl font-semibold text-gray-900">{title}</h1>
+      <section className="rounded-lg border border-gray-200 bg-white py-12">
+        <Empty description="该功能正在建设中，暂无内容" />
+      </section>
+    </main>
+  );
+}
