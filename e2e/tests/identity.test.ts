@@ -109,7 +109,8 @@ describe('identity in the browser', () => {
     await p.waitForURL((url) => url.pathname === '/dashboard');
     const token = await p.evaluate(() => localStorage.getItem('token'));
 
-    await p.getByRole('button', { name: '退出登录' }).click();
+    await p.getByRole('button', { name: /用户菜单/ }).click();
+    await p.getByRole('menuitem', { name: '退出登录' }).click();
     await p.waitForURL((url) => url.pathname === '/login');
     expect(await p.evaluate(() => localStorage.getItem('token'))).toBeNull();
     const me = await fetch(`${baseUrl}/api/user/current`, { headers: { authorization: `Bearer ${token}` } });

@@ -1,5 +1,6 @@
 import type { ComponentType } from 'react';
 import { createBrowserRouter, type RouteObject, redirect } from 'react-router';
+import { type Section, type SectionKey, sections } from '@/config/nav';
 import { paths } from '@/config/paths';
 import { RootLayout } from './root-layout';
 import { RouteErrorPage } from './route-error-page';
@@ -7,30 +8,33 @@ import { RouteFallback } from './route-fallback';
 
 type LazyPage = () => Promise<{ Component: ComponentType }>;
 
-// Each section is one lazy chunk, shared by all of its paths.
-const callRecordPage: LazyPage = async () => ({
-  Component: (await import('./pages/call-record-page')).CallRecordPage,
-});
-const callTaskPage: LazyPage = async () => ({
-  Component: (await import('./pages/call-task-page')).CallTaskPage,
-});
-const ivrPage: LazyPage = async () => ({ Component: (await import('./pages/ivr-page')).IvrPage });
-const assistantPage: LazyPage = async () => ({
-  Component: (await import('./pages/assistant-page')).AssistantPage,
-});
-const knowledgePage: LazyPage = async () => ({
-  Component: (await import('./pages/knowledge-page')).KnowledgePage,
-});
-const dataReportPage: LazyPage = async () => ({
-  Component: (await import('./pages/data-report-page')).DataReportPage,
-});
-const smsPage: LazyPage = async () => ({ Component: (await import('./pages/sms-page')).SmsPage });
-const developerOptionsPage: LazyPage = async () => ({
-  Component: (await import('./pages/developer-options-page')).DeveloperOptionsPage,
-});
+// Each section is one lazy chunk, shared by all of its paths. The Record makes a section added
+// to the table without a page a type error.
+const sectionPages: Record<SectionKey, LazyPage> = {
+  dashboard: async () => ({
+    Component: (await import('@/features/dashboard/pages/dashboard-page')).DashboardPage,
+  }),
+  callRecord: async () => ({ Component: (await import('./pages/call-record-page')).CallRecordPage }),
+  callTask: async () => ({ Component: (await import('./pages/call-task-page')).CallTaskPage }),
+  ivr: async () => ({ Component: (await import('./pages/ivr-page')).IvrPage }),
+  assistant: async () => ({ Component: (await import('./pages/assistant-page')).AssistantPage }),
+  knowledge: async () => ({ Component: (await import('./pages/knowledge-page')).KnowledgePage }),
+  dataReport: async () => ({ Component: (await import('./pages/data-report-page')).DataReportPage }),
+  sms: async () => ({ Component: (await import('./pages/sms-page')).SmsPage }),
+  developerOptions: async () => ({
+    Component: (await import('./pages/developer-options-page')).DeveloperOptionsPage,
+  }),
+  accountInfo: async () => ({
+    Component: (await import('@/features/account/pages/account-info-page')).AccountInfoPage,
+  }),
+};
 
-function section(sectionPaths: string[], lazy: LazyPage): RouteObject[] {
-  return sectionPaths.map((path) => ({ path, lazy }));
+function sectionRoutes(section: Section): RouteObject[] {
+  const { redirectTo } = section;
+  const pages: RouteObject[] = section.routes.map((path) => ({ path, lazy: sectionPages[section.key] }));
+  return redirectTo
+    ? [{ path: section.url, loader: () => redirect(redirectTo), element: null }, ...pages]
+    : pages;
 }
 
 // Redirects are loaders, not <Navigate> elements, so they resolve before the first render and the
@@ -67,46 +71,7 @@ export const routes: RouteObject[] = [
       {
         // The authenticated shell is its own chunk, so the public pages never load the sidebar.
         lazy: async () => ({ Component: (await import('@/components/layout/app-shell')).AppShell }),
-        children: [
-          {
-            path: paths.dashboard,
-            lazy: async () => ({
-              Component: (await import('@/features/dashboard/pages/dashboard-page')).DashboardPage,
-            }),
-          },
-          {
-            path: paths.accountInfo,
-            lazy: async () => ({
-              Component: (await import('@/features/account/pages/account-info-page')).AccountInfoPage,
-            }),
-          },
-          { path: paths.callRecord, loader: () => redirect(paths.callRecordList), element: null },
-          ...section(['/call-record/list', '/call-record/detail/:id'], callRecordPage),
-          { path: paths.callTask, loader: () => redirect(paths.callTaskList), element: null },
-          ...section(
-            [
-              '/call-task/list',
-              '/call-task/add',
-              '/call-task/task-detail/:id',
-              '/call-task/task-detail-list',
-            ],
-            callTaskPage,
-          ),
-          { path: paths.assistant, loader: () => redirect(paths.assistantList), element: null },
-          ...section(
-            ['/assistant/list', '/assistant/template', '/assistant/prompt-edit', '/assistant/:editType'],
-            assistantPage,
-          ),
-          ...section(['/ivr/*'], ivrPage),
-          ...section(['/knowledge/*'], knowledgePage),
-          ...section(['/sms/*'], smsPage),
-          ...section(['/developer-options/*'], developerOptionsPage),
-          { path: paths.dataReport, loader: () => redirect(paths.dataReportCallin), element: null },
-          ...section(
-            ['/data-report/callin', '/data-report/assistant', '/data-report/knowledge'],
-            dataReportPage,
-          ),
-        ],
+        children: sections.flatMap(sectionRoutes),
       },
       { path: '*', loader: () => redirect(paths.home), element: null },
     ],

@@ -3,6 +3,7 @@ import { createMemoryRouter, RouterProvider } from 'react-router';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resetOemInfoLoad } from '@/lib/api/get-oem-info';
 import { setRequestNavigator } from '@/lib/request';
+import { useHistoryStore } from '@/stores/local-values';
 import { useOemStore } from '@/stores/oem-store';
 import { type FakeReply, ok, startFakeServer } from '@/test/fake-server';
 import { AppProvider } from '../provider';
@@ -37,12 +38,16 @@ afterEach(() => {
   useOemStore.setState({ isOem: false, replaceName: '', replaceLogo: '' });
 });
 
-function serve(user: typeof baseUser, oem: FakeReply = ok({ status: false, name: '', logo: '' })) {
+function serve(
+  user: typeof baseUser,
+  oem: FakeReply = ok({ status: false, name: '', logo: '' }),
+  balanceLimit: typeof limits = limits,
+) {
   server = startFakeServer((request) => {
     if (request.url === '/api/user/current') return ok(user);
     if (request.url === '/api/console/config') return ok({ salesPhone: '400-800-1234' });
     if (request.url.startsWith('/api/oem/')) return oem;
-    if (request.url.endsWith('/balance-limit')) return ok(limits);
+    if (request.url.endsWith('/balance-limit')) return ok(balanceLimit);
     return ok(null);
   });
 }
@@ -101,5 +106,28 @@ describe('shell', () => {
     expect(await screen.findByText('合作伙伴外呼')).toBeTruthy();
     expect(JSON.parse(localStorage.getItem('oem-store') ?? '{}').state.isOem).toBe(true);
     expect(server?.requests.filter((request) => request.url.startsWith('/api/oem/'))).toHaveLength(1);
+  });
+
+  it('warns on a section whose balance limit is 0, and only there', async () => {
+    serve(baseUser, undefined, { ...limits, hasBalance: true, knowledgeLimit: 3 });
+    const router = renderApp('/assistant/list');
+    expect(await screen.findByText('该功能未开通，请联系销售开通')).toBeTruthy();
+    await router.navigate('/knowledge/list');
+    expect(await screen.findByRole('heading', { name: '知识库' })).toBeTruthy();
+    expect(screen.queryByText('该功能未开通，请联系销售开通')).toBeNull();
+  });
+
+  it('keeps the last 10 visited paths in historyPathArray', async () => {
+    useHistoryStore.setState({ paths: [] });
+    serve(baseUser);
+    const router = renderApp('/dashboard');
+    const stored = () => JSON.parse(localStorage.getItem('historyPathArray') ?? '[]') as string[];
+    await waitFor(() => expect(stored()).toEqual(['/dashboard']));
+    for (let page = 1; page <= 11; page += 1) {
+      await router.navigate(`/call-record/list?page=${page}`);
+      await waitFor(() => expect(stored().at(-1)).toBe(`/call-record/list?page=${page}`));
+    }
+    expect(stored()).toHaveLength(10);
+    expect(stored()[0]).toBe('/call-record/list?page=2');
   });
 });

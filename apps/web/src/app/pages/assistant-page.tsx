@@ -2,5 +2,5 @@ import { SectionPlaceholder } from '@/components/section-placeholder';
 
 // Its own lazy chunk until the section's feature lands.
 export function AssistantPage() {
-  return <SectionPlaceholder title="智能小助手" />;
+  return <SectionPlaceholder section="assistant" />;
 }

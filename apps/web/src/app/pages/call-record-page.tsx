@@ -2,5 +2,5 @@ import { SectionPlaceholder } from '@/components/section-placeholder';
 
 // Its own lazy chunk until the section's feature lands.
 export function CallRecordPage() {
-  return <SectionPlaceholder title="通话记录" />;
+  return <SectionPlaceholder section="callRecord" />;
 }

@@ -2,5 +2,5 @@ import { SectionPlaceholder } from '@/components/section-placeholder';
 
 // Its own lazy chunk until the section's feature lands.
 export function CallTaskPage() {
-  return <SectionPlaceholder title="呼出任务" />;
+  return <SectionPlaceholder section="callTask" />;
 }

@@ -2,5 +2,5 @@ import { SectionPlaceholder } from '@/components/section-placeholder';
 
 // Its own lazy chunk until the section's feature lands.
 export function DataReportPage() {
-  return <SectionPlaceholder title="数据统计" />;
+  return <SectionPlaceholder section="dataReport" />;
 }

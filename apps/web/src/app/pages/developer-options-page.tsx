@@ -2,5 +2,5 @@ import { SectionPlaceholder } from '@/components/section-placeholder';
 
 // Its own lazy chunk until the section's feature lands.
 export function DeveloperOptionsPage() {
-  return <SectionPlaceholder title="开发者选项" />;
+  return <SectionPlaceholder section="developerOptions" />;
 }

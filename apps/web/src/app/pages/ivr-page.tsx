@@ -2,5 +2,5 @@ import { SectionPlaceholder } from '@/components/section-placeholder';
 
 // Its own lazy chunk until the section's feature lands.
 export function IvrPage() {
-  return <SectionPlaceholder title="通话流程" />;
+  return <SectionPlaceholder section="ivr" />;
 }

@@ -2,5 +2,5 @@ import { SectionPlaceholder } from '@/components/section-placeholder';
 
 // Its own lazy chunk until the section's feature lands.
 export function KnowledgePage() {
-  return <SectionPlaceholder title="知识库" />;
+  return <SectionPlaceholder section="knowledge" />;
 }

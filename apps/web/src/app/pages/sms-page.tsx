@@ -2,5 +2,5 @@ import { SectionPlaceholder } from '@/components/section-placeholder';
 
 // Its own lazy chunk until the section's feature lands.
 export function SmsPage() {
-  return <SectionPlaceholder title="短信管理" />;
+  return <SectionPlaceholder section="sms" />;
 }

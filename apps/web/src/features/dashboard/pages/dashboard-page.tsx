@@ -1,13 +1,8 @@
 import { Button, Empty } from 'antd';
-import { useNavigate } from 'react-router';
-import { paths } from '@/config/paths';
 import { useCurrentUser } from '@/lib/api/get-current-user';
-import { useLogout } from '@/lib/api/logout';
 
 export function DashboardPage() {
-  const navigate = useNavigate();
   const currentUser = useCurrentUser();
-  const logoutMutation = useLogout({ onSettled: () => navigate(paths.login, { replace: true }) });
 
   const user = currentUser.data;
   const currentProject = user?.projects[0];
@@ -24,9 +19,6 @@ export function DashboardPage() {
             </>
           )}
         </div>
-        <Button onClick={() => logoutMutation.mutate()} loading={logoutMutation.isPending}>
-          退出登录
-        </Button>
       </header>
 
       {currentUser.isPending && <p className="text-sm text-gray-500">加载中...</p>}
