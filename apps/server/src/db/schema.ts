@@ -1,13 +1,25 @@
+import { sql } from 'drizzle-orm';
 import {
   boolean,
+  customType,
   index,
   integer,
+  jsonb,
   pgTable,
   primaryKey,
+  real,
   text,
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+
+const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
+  dataType: () => 'bytea',
+  // PGlite answers bytea as Uint8Array, node-postgres as Buffer; callers always get a Buffer.
+  fromDriver: (value) => (Buffer.isBuffer(value) ? value : Buffer.from(value)),
+});
+
+const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
@@ -178,3 +190,185 @@ export const oidcLogins = pgTable('oidc_logins', {
   createdAt: createdAt(),
   expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
 });
+
+// ---- Assistants, LLM providers, knowledge bases ----
+
+/**
+ * OpenAI-compatible chat endpoints a project brings (DeepSeek, Qwen, Moonshot, Ollama, vLLM...).
+ * The API key is stored encrypted with the server secret and never leaves the server.
+ */
+export const llmProviders = pgTable(
+  'llm_providers',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    baseUrl: text('base_url').notNull(),
+    model: text('model').notNull(),
+    embeddingModel: text('embedding_model').notNull().default(''),
+    /** AES-256-GCM ciphertext (iv.tag.data, base64url); empty when the endpoint needs no key. */
+    apiKeyEncrypted: text('api_key_encrypted').notNull().default(''),
+    apiKeyHint: text('api_key_hint').notNull().default(''),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('llm_providers_project_idx').on(t.projectId)],
+);
+
+/**
+ * An assistant's editable draft. `config` is the contracts' AssistantConfig, validated on every
+ * write; calls and tasks run a frozen copy from assistant_versions.
+ */
+export const assistants = pgTable(
+  'assistants',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    use: text('use', { enum: ['outbound', 'inbound', 'both'] }).notNull(),
+    status: text('status', { enum: ['enabled', 'disabled'] })
+      .notNull()
+      .default('enabled'),
+    config: jsonb('config').notNull(),
+    templateKey: text('template_key'),
+    publishedVersion: integer('published_version'),
+    /** Bumped on every draft write; compared with the published version's to show unpublished changes. */
+    draftRevision: integer('draft_revision').notNull().default(1),
+    createdBy: text('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+  },
+  (t) => [index('assistants_project_idx').on(t.projectId, t.updatedAt)],
+);
+
+export const assistantVersions = pgTable(
+  'assistant_versions',
+  {
+    assistantId: text('assistant_id')
+      .notNull()
+      .references(() => assistants.id, { onDelete: 'cascade' }),
+    version: integer('version').notNull(),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    use: text('use', { enum: ['outbound', 'inbound', 'both'] }).notNull(),
+    config: jsonb('config').notNull(),
+    /** The draft revision this version was published from. */
+    draftRevision: integer('draft_revision').notNull(),
+    note: text('note').notNull().default(''),
+    publishedBy: text('published_by').references(() => users.id, { onDelete: 'set null' }),
+    publishedAt: timestamp('published_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.assistantId, t.version] })],
+);
+
+/** Numbers that must never be called again by this project (opt-outs, manual entries, imports). */
+export const doNotCall = pgTable(
+  'do_not_call',
+  {
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    phone: text('phone').notNull(),
+    reason: text('reason').notNull().default(''),
+    source: text('source', { enum: ['opt_out', 'manual', 'import'] }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.phone] })],
+);
+
+export const knowledgeBases = pgTable(
+  'knowledge_bases',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    chunkSize: integer('chunk_size').notNull().default(500),
+    chunkOverlap: integer('chunk_overlap').notNull().default(50),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('knowledge_bases_project_idx').on(t.projectId)],
+);
+
+/**
+ * An uploaded file and its indexing job. The original bytes stay in the database so any server
+ * process can (re)index it and a restart resumes queued or interrupted work (lease columns).
+ */
+export const knowledgeDocuments = pgTable(
+  'knowledge_documents',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    knowledgeBaseId: text('knowledge_base_id')
+      .notNull()
+      .references(() => knowledgeBases.id, { onDelete: 'cascade' }),
+    fileName: text('file_name').notNull(),
+    fileType: text('file_type', { enum: ['txt', 'md', 'pdf', 'docx', 'csv', 'xlsx'] }).notNull(),
+    kind: text('kind', { enum: ['text', 'qa'] }).notNull(),
+    sizeBytes: integer('size_bytes').notNull(),
+    content: bytea('content').notNull(),
+    status: text('status', { enum: ['queued', 'parsing', 'ready', 'failed'] })
+      .notNull()
+      .default('queued'),
+    progress: integer('progress').notNull().default(0),
+    error: text('error').notNull().default(''),
+    segmentCount: integer('segment_count').notNull().default(0),
+    attempts: integer('attempts').notNull().default(0),
+    /** A worker owns the job until then; an expired lease (crash) makes it claimable again. */
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('knowledge_documents_base_idx').on(t.knowledgeBaseId, t.createdAt),
+    index('knowledge_documents_status_idx').on(t.status, t.leaseUntil),
+  ],
+);
+
+/**
+ * Retrieval units. `terms` holds the jieba segmentation joined by spaces, indexed with the
+ * 'simple' text-search configuration, because Postgres has no Chinese parser of its own.
+ */
+export const knowledgeSegments = pgTable(
+  'knowledge_segments',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    knowledgeBaseId: text('knowledge_base_id')
+      .notNull()
+      .references(() => knowledgeBases.id, { onDelete: 'cascade' }),
+    documentId: text('document_id')
+      .notNull()
+      .references(() => knowledgeDocuments.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    content: text('content').notNull(),
+    question: text('question'),
+    answer: text('answer'),
+    enabled: boolean('enabled').notNull().default(true),
+    terms: text('terms').notNull(),
+    termsVector: tsvector('terms_vector').notNull().generatedAlwaysAs(sql`to_tsvector('simple', terms)`),
+    /** Optional embedding from the project's embeddings endpoint (hybrid ranking). */
+    embedding: real('embedding').array(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('knowledge_segments_document_idx').on(t.documentId, t.position),
+    index('knowledge_segments_base_idx').on(t.knowledgeBaseId),
+    index('knowledge_segments_terms_idx').using('gin', t.termsVector),
+  ],
+);
