@@ -62,7 +62,13 @@ for (const t of targets) {
   const started = Date.now();
   process.stdout.write(`building ${t.name}...\n`);
   const [bin, args, cwd] = t.cmd;
-  const r = spawnSync(bin, args, { cwd: path.join(root, cwd), stdio: 'inherit' });
+  // Always a production build: a caller's NODE_ENV (vitest sets `test`) would otherwise make Vite
+  // bundle React's development build, which then stays in dist and is served by every later start.
+  const r = spawnSync(bin, args, {
+    cwd: path.join(root, cwd),
+    stdio: 'inherit',
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
   if (r.status !== 0) {
     process.stderr.write(`build of ${t.name} failed\n`);
     process.exit(r.status ?? 1);

@@ -1,10 +1,10 @@
 import type { ComponentType } from 'react';
 import { createBrowserRouter, type RouteObject, redirect } from 'react-router';
+import { RouteFallback } from '@/components/route-fallback';
 import { type Section, type SectionKey, sections } from '@/config/nav';
 import { paths } from '@/config/paths';
 import { RootLayout } from './root-layout';
 import { RouteErrorPage } from './route-error-page';
-import { RouteFallback } from './route-fallback';
 
 type LazyPage = () => Promise<{ Component: ComponentType }>;
 

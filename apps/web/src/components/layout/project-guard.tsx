@@ -30,7 +30,7 @@ export function ProjectGuard({ children }: { children: ReactNode }) {
           open
           title="提示"
           closable={false}
-          maskClosable={false}
+          mask={{ closable: false }}
           onCancel={() => setDismissed(true)}
           footer={
             <Button type="primary" onClick={() => setDismissed(true)}>
