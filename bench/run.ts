@@ -2,8 +2,10 @@
 // another (never in parallel: they would compete for the same cores) and exits non-zero when
 // a budget fails or a benchmark cannot run.
 import os from 'node:os';
+import { brainBenchmark } from './src/brain';
 import { bundleBenchmark } from './src/bundle';
 import { httpBenchmark } from './src/http';
+import { knowledgeBenchmark } from './src/knowledge';
 import { emergencyCleanup } from './src/lib/proc';
 import type { BudgetResult } from './src/lib/report';
 import { ensureBuilt } from './src/lib/server';
@@ -19,6 +21,16 @@ const benchmarks: Benchmark[] = [
   { name: 'http', about: 'req/s and p99 of the real server against bare node:http', run: httpBenchmark },
   { name: 'bundle', about: 'gzip bytes of JS+CSS loaded by /login and /dashboard', run: bundleBenchmark },
   { name: 'startup', about: 'time to first /healthz 200, first start and restart', run: startupBenchmark },
+  {
+    name: 'knowledge',
+    about: 'retrieval p95 over 100,000 segments and recall@3 on a Chinese FAQ',
+    run: knowledgeBenchmark,
+  },
+  {
+    name: 'brain',
+    about: 'script-brain reply p99 (retrieval excluded) against a substring scan',
+    run: brainBenchmark,
+  },
 ];
 
 // A child server left running would hold its port and DATA_DIR; kill it whatever ends the runner.

@@ -87,6 +87,10 @@ export const envSchema = z.object({
   OIDC_CLIENT_ID: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
   OIDC_CLIENT_SECRET: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
   OIDC_NAME: z.preprocess(emptyAsUndefined, z.string().min(1).max(40).default('企业账号')),
+  APP_SECRET: z.preprocess(
+    emptyAsUndefined,
+    z.string().min(32, { error: 'must be at least 32 characters (e.g. openssl rand -hex 32)' }).optional(),
+  ),
 });
 
 export type Env = z.infer<typeof envSchema> & { dataDir: string; demoEnabled: boolean; demoEmail: string };

@@ -363,6 +363,8 @@ export const llmProviderWriteRequest = z
     apiKey: optionalText('API Key', 300).optional(),
     /** Optional embeddings model on the same endpoint, for hybrid knowledge retrieval. */
     embeddingModel: optionalText('向量模型', 100).default(''),
+    /** On update: remove the stored key (an endpoint that needs none, such as a local Ollama). */
+    clearApiKey: z.boolean({ error: '是否清除 API Key 须为布尔值' }).optional(),
   })
   .meta({ id: 'LlmProviderWriteRequest' });
 export type LlmProviderWriteRequest = z.input<typeof llmProviderWriteRequest>;
@@ -388,6 +390,19 @@ export const llmProviderIdParams = z.object({
   providerId: entityId('模型配置 ID'),
 });
 
+export const llmProviderList = paged(llmProvider).meta({ id: 'LlmProviderList' });
+
+/** `POST .../llm-providers/:providerId/test`: one tiny chat completion through the stored profile. */
+export const llmProviderTestResult = z
+  .object({
+    ok: z.boolean(),
+    latencyMs: z.number(),
+    /** Chinese, shown as is: the model's first words on success, what to check on failure. */
+    message: z.string(),
+  })
+  .meta({ id: 'LlmProviderTestResult' });
+export type LlmProviderTestResult = z.infer<typeof llmProviderTestResult>;
+
 // ---- Do-not-call list ----
 
 export const doNotCallEntry = z
@@ -399,3 +414,37 @@ export const doNotCallEntry = z
   })
   .meta({ id: 'DoNotCallEntry' });
 export type DoNotCallEntry = z.infer<typeof doNotCallEntry>;
+
+/**
+ * A mainland China number in the form the do-not-call list stores: mobile (1xxxxxxxxxx),
+ * landline with area code (0xxxxxxxxx[x][x]) or a 400/800 service number; +86, 0086, spaces,
+ * dashes and brackets are dropped. null when it is none of these.
+ */
+export function normalizeMainlandPhone(value: string): string | null {
+  let digits = value.replace(/[\s\-()（）]/g, '');
+  if (digits.startsWith('+86')) digits = digits.slice(3);
+  else if (digits.startsWith('0086')) digits = digits.slice(4);
+  else if (/^86(1\d{10}|0\d{9,11})$/.test(digits)) digits = digits.slice(2);
+  if (/^1[3-9]\d{9}$/.test(digits)) return digits;
+  if (/^0[1-9]\d{8,10}$/.test(digits)) return digits;
+  if (/^[48]00\d{7}$/.test(digits)) return digits;
+  return null;
+}
+
+export const doNotCallPhone = z
+  .string({ error: '请输入号码' })
+  .trim()
+  .min(1, { error: '请输入号码', abort: true })
+  .max(30, { error: '号码格式不正确', abort: true })
+  .refine((value) => normalizeMainlandPhone(value) !== null, { error: '号码格式不正确' });
+
+export const doNotCallCreateRequest = z
+  .object({ phone: doNotCallPhone, reason: optionalText('原因', 200).default('') })
+  .meta({ id: 'DoNotCallCreateRequest' });
+export type DoNotCallCreateRequest = z.input<typeof doNotCallCreateRequest>;
+
+export const doNotCallListQuery = pageQuery.extend({
+  /** Partial match on the stored (normalised) number. */
+  phone: optionalText('号码', 30).optional(),
+});
+export const doNotCallList = paged(doNotCallEntry).meta({ id: 'DoNotCallList' });

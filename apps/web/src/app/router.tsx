@@ -17,8 +17,12 @@ const sectionPages: Record<SectionKey, LazyPage> = {
   callRecord: async () => ({ Component: (await import('./pages/call-record-page')).CallRecordPage }),
   callTask: async () => ({ Component: (await import('./pages/call-task-page')).CallTaskPage }),
   ivr: async () => ({ Component: (await import('./pages/ivr-page')).IvrPage }),
-  assistant: async () => ({ Component: (await import('./pages/assistant-page')).AssistantPage }),
-  knowledge: async () => ({ Component: (await import('./pages/knowledge-page')).KnowledgePage }),
+  assistant: async () => ({
+    Component: (await import('@/features/assistant/pages/assistant-section')).AssistantSection,
+  }),
+  knowledge: async () => ({
+    Component: (await import('@/features/knowledge/pages/knowledge-section')).KnowledgeSection,
+  }),
   dataReport: async () => ({ Component: (await import('./pages/data-report-page')).DataReportPage }),
   sms: async () => ({ Component: (await import('./pages/sms-page')).SmsPage }),
   developerOptions: async () => ({

@@ -3,6 +3,7 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { memberships, projectLimits, projects, users } from '../../db/schema';
 import { hashPassword } from '../auth/password';
+import { seedDemoContent } from './demo-content';
 
 export interface DemoResult {
   created: boolean;
@@ -36,14 +37,16 @@ export async function ensureDemo(
       .values({ id: userId, email, passwordHash, displayName: '演示用户' })
       .onConflictDoNothing()
       .returning({ id: users.id });
-    if (inserted.length === 0) return false;
+    if (inserted.length === 0) return null;
     const projectId = randomUUID();
     await tx
       .insert(projects)
       .values({ id: projectId, name: DEMO_PROJECT_NAME, company: '演示公司', industry: '教育培训' });
     await tx.insert(memberships).values({ projectId, userId, role: 'owner' });
     await tx.insert(projectLimits).values({ projectId });
-    return true;
+    return { projectId, userId };
   });
-  return created ? { created: true, email, generatedPassword } : { created: false, email };
+  if (!created) return { created: false, email };
+  await seedDemoContent(db, created.projectId, created.userId);
+  return { created: true, email, generatedPassword };
 }

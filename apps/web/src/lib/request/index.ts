@@ -1,9 +1,13 @@
+export { postEventStream, postForBlob } from './fetch-client';
 export {
   API_PREFIX,
   apiClient,
   createRequestClient,
+  type DownloadedFile,
   del,
+  fileNameOf,
   get,
+  getBlob,
   OPENDOCK_PREFIX,
   opendockClient,
   patch,
@@ -16,3 +20,4 @@ export {
   setRequestNavigator,
 } from './request-client';
 export { RequestError } from './request-error';
+export { saveBlob } from './save-blob';

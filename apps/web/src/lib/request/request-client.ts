@@ -47,7 +47,8 @@ export const API_PREFIX = '';
 /** The second client's prefix. */
 export const OPENDOCK_PREFIX = '/opendock';
 
-const API_BASE = import.meta.env.VITE_API_BASE ?? '';
+/** Where the API lives; the fetch-based helpers (event streams, binary bodies) prefix it too. */
+export const API_BASE = import.meta.env.VITE_API_BASE ?? '';
 
 // Credentials are not yet known on these calls, and a stale token must not turn them into a 401.
 const TOKENLESS_PATHS = new Set(['/auth/login', '/auth/register', '/auth/sms-captcha']);
@@ -126,6 +127,20 @@ function fail(config: FullRequestConfig, error: RequestError): never {
   throw error;
 }
 
+/**
+ * The same failure policy for calls made outside axios (fetch streams, binary answers): builds the
+ * RequestError from status and body, runs the 401 flow or the toast, then throws it.
+ */
+export function failRequest(
+  url: string,
+  status: number | undefined,
+  body: unknown,
+  options: RequestOptions = {},
+): never {
+  const config: FullRequestConfig = { ...options, url };
+  return fail(config, toRequestError(config, status, body));
+}
+
 function isRetryable(config: FullRequestConfig, error: unknown): boolean {
   if (!IDEMPOTENT_METHODS.has((config.method ?? 'GET').toUpperCase())) return false;
   if (!isAxiosError(error) || axios.isCancel(error)) return false;
@@ -147,7 +162,41 @@ export type RequestClient = {
   patch<T>(url: string, data?: unknown, config?: RequestConfig): Promise<T>;
   /** POST as multipart/form-data; a plain object is turned into FormData first. */
   postForm<T>(url: string, data: FormData | Record<string, unknown>, config?: RequestConfig): Promise<T>;
+  /** GET a file (not an envelope) with the token; failures follow the same policy as JSON calls. */
+  getBlob(url: string, config?: RequestConfig): Promise<DownloadedFile>;
 };
+
+export type DownloadedFile = {
+  blob: Blob;
+  /** From Content-Disposition (RFC 5987 `filename*` first); undefined when the server names none. */
+  fileName: string | undefined;
+};
+
+/** The file name a Content-Disposition header gives, decoding the UTF-8 form Chinese names need. */
+export function fileNameOf(disposition: unknown): string | undefined {
+  if (typeof disposition !== 'string') return undefined;
+  const encoded = /filename\*\s*=\s*(?:UTF-8|utf-8)''([^;]+)/.exec(disposition)?.[1];
+  if (encoded) {
+    try {
+      return decodeURIComponent(encoded.trim());
+    } catch {
+      // A malformed escape falls through to the plain name.
+    }
+  }
+  const plain = /filename\s*=\s*"?([^";]+)"?/.exec(disposition)?.[1];
+  return plain?.trim() || undefined;
+}
+
+// An error answer to a blob request arrives as a Blob too; its JSON envelope holds the message.
+async function envelopeOfBlob(data: unknown): Promise<unknown> {
+  const text = data instanceof Blob ? await data.text() : data;
+  if (typeof text !== 'string') return text;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
 
 function appendField(form: FormData, key: string, value: unknown): void {
   if (value === undefined || value === null) return;
@@ -222,8 +271,38 @@ export function createRequestClient(prefix: string): RequestClient {
     return (body as Envelope<T> | undefined)?.data as T;
   }
 
+  async function requestBlob(config: FullRequestConfig): Promise<DownloadedFile> {
+    const showLoading = config.showLoading !== false;
+    if (showLoading) startLoading();
+    let response: AxiosResponse<unknown>;
+    try {
+      response = await send({ ...config, responseType: 'blob' });
+    } catch (error) {
+      if (axios.isCancel(error)) throw error;
+      const failed = isAxiosError(error) ? error.response : undefined;
+      return fail(config, toRequestError(config, failed?.status, await envelopeOfBlob(failed?.data)));
+    } finally {
+      if (showLoading) stopLoading();
+    }
+    const contentType = String(response.headers['content-type'] ?? '');
+    // Some failures are 2xx JSON envelopes with `success: false`; they are not the file.
+    if (contentType.includes('application/json')) {
+      const body = (await envelopeOfBlob(response.data)) as Partial<ErrorEnvelope> | undefined;
+      if (body?.success === false) {
+        const status = typeof body.status === 'number' && body.status >= 400 ? body.status : response.status;
+        return fail(config, toRequestError(config, status, body));
+      }
+    }
+    const blob =
+      response.data instanceof Blob
+        ? response.data
+        : new Blob([String(response.data ?? '')], { type: contentType });
+    return { blob, fileName: fileNameOf(response.headers['content-disposition']) };
+  }
+
   return {
     http,
+    getBlob: (url, config) => requestBlob({ ...config, method: 'GET', url }),
     get: (url, config) => request({ ...config, method: 'GET', url }),
     del: (url, config) => request({ ...config, method: 'DELETE', url }),
     post: (url, data, config) => request({ ...config, method: 'POST', url, data }),
@@ -247,4 +326,4 @@ export const apiClient = createRequestClient(API_PREFIX);
 export const opendockClient = createRequestClient(OPENDOCK_PREFIX);
 
 export const http = apiClient.http;
-export const { get, del, post, put, patch, postForm } = apiClient;
+export const { get, del, post, put, patch, postForm, getBlob } = apiClient;

@@ -1,0 +1,14 @@
+import type { Database } from '../../db/client';
+import type { Env } from '../../env';
+import { loadAppSecret } from '../../lib/secret-box';
+import { resolveProvider } from '../llm-providers/llm-providers.service';
+import type { ProviderResolver } from './test-chat';
+
+/** The project's provider profile, key decrypted, for the brain; the key goes no further. */
+export function providerResolver(db: Database, env: Env): ProviderResolver {
+  const secret = loadAppSecret(env);
+  return async (projectId, providerId) => {
+    const provider = await resolveProvider(db, secret, projectId, providerId);
+    return provider && { baseUrl: provider.baseUrl, model: provider.model, apiKey: provider.apiKey };
+  };
+}

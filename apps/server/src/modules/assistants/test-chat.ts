@@ -1,0 +1,178 @@
+import {
+  type AssistantConfig,
+  type ChatMessage,
+  fillVariables,
+  type RetrievedSegment,
+  type TestChatEvent,
+  type UsedSegment,
+} from '@callpilot/contracts';
+import type { Database } from '../../db/client';
+import { type BrainProvider, createBrain } from '../../engine/brain/create-brain';
+import type { BrainEvent } from '../../engine/brain/types';
+import { AppError, badRequest, notFound } from '../../lib/errors';
+import type { Embedder } from '../knowledge/embedder';
+import { retrieve } from '../knowledge/retrieval';
+import { getAssistant, getPublishedVersion } from './assistants.service';
+
+export type ProviderResolver = (projectId: string, providerId: string) => Promise<BrainProvider | null>;
+
+export interface TestChatInput {
+  projectId: string;
+  assistantId: string;
+  messages: ChatMessage[];
+  variables: Record<string, string>;
+  version?: number;
+}
+
+/** What a turn runs on: the draft unless a published version is asked for. */
+export async function loadChatConfig(db: Database, input: TestChatInput): Promise<AssistantConfig> {
+  if (input.version === undefined) return (await getAssistant(db, input.projectId, input.assistantId)).config;
+  const published = await getPublishedVersion(db, input.projectId, input.assistantId, input.version);
+  if (!published) {
+    await getAssistant(db, input.projectId, input.assistantId);
+    throw notFound(`版本 v${input.version} 不存在`);
+  }
+  return published.config;
+}
+
+/**
+ * Every line the callee may hear, with the contact's values filled in. A variable left empty in
+ * the request takes its sample, so the chat reads like a real call from the first try.
+ */
+export function fillConfig(config: AssistantConfig, requested: Record<string, string>): AssistantConfig {
+  const values: Record<string, string> = {};
+  for (const variable of config.variables) {
+    const given = requested[variable.name]?.trim();
+    values[variable.name] = given || variable.sample;
+  }
+  const fill = (text: string) => fillVariables(text, values);
+  const c = config.conversation;
+  return {
+    ...config,
+    openingLine: fill(config.openingLine),
+    systemPrompt: fill(config.systemPrompt),
+    conversation: {
+      ...c,
+      silenceReprompt: fill(c.silenceReprompt),
+      closingLine: fill(c.closingLine),
+      fallbackReply: fill(c.fallbackReply),
+      optOutReply: fill(c.optOutReply),
+      transferLine: fill(c.transferLine),
+      voicemailMessage: fill(c.voicemailMessage),
+    },
+  };
+}
+
+/** The conversation must end with the callee, since the assistant answers it. */
+export function checkMessages(messages: ChatMessage[]) {
+  if (messages.length === 0) return;
+  const last = messages[messages.length - 1]!;
+  if (last.role !== 'user') throw badRequest('字段 messages：最后一条消息须为客户的发言');
+  if (!last.content.trim()) throw badRequest('字段 messages：请输入客户的发言');
+}
+
+const toUsed = (segment: RetrievedSegment): UsedSegment => ({
+  id: segment.id,
+  knowledgeBaseId: segment.knowledgeBaseId,
+  documentName: segment.documentName,
+  content: segment.content,
+  score: segment.score,
+});
+
+const elapsed = (since: number) => Math.round((performance.now() - since) * 10) / 10;
+
+/** Safe to show in the console: our own messages are Chinese and key-free; anything else is not shown. */
+const chatFailure = (err: unknown) =>
+  err instanceof AppError && err.statusCode !== 500 ? err.message : '小助手回复失败，请稍后重试';
+
+/**
+ * One test-chat turn as events, in the order the contract documents: segments (when knowledge
+ * was searched), the reply's deltas, then intent and actions, then done; or an error, which ends
+ * it. The config must already be loaded and filled, so that a missing assistant is a plain 404
+ * before the stream starts.
+ */
+export async function* testChatTurn(
+  db: Database,
+  options: {
+    projectId: string;
+    config: AssistantConfig;
+    messages: ChatMessage[];
+    resolveProvider: ProviderResolver;
+    /** The project's embeddings client, for hybrid knowledge retrieval; absent means full text. */
+    embedderFor?: (projectId: string) => Promise<Embedder | undefined>;
+    signal?: AbortSignal;
+    onError?: (err: unknown) => void;
+  },
+): AsyncGenerator<TestChatEvent> {
+  const started = performance.now();
+  const { config, messages } = options;
+  const providerId = config.brain.providerId;
+  const mode = providerId ? 'llm' : 'script';
+
+  if (messages.length === 0) {
+    const reply = config.openingLine;
+    yield { type: 'delta', text: reply };
+    const totalMs = elapsed(started);
+    yield { type: 'done', reply, mode, latency: { retrievalMs: 0, firstTokenMs: 0, brainMs: 0, totalMs } };
+    return;
+  }
+
+  try {
+    const utterance = messages[messages.length - 1]!.content;
+    let knowledge: RetrievedSegment[] = [];
+    let retrievalMs = 0;
+    if (config.knowledge.baseIds.length > 0) {
+      const retrievalStart = performance.now();
+      const found = await retrieve(db, {
+        projectId: options.projectId,
+        knowledgeBaseIds: config.knowledge.baseIds,
+        query: utterance,
+        topK: config.knowledge.topK,
+        scoreThreshold: config.knowledge.scoreThreshold,
+        embedder: await options.embedderFor?.(options.projectId),
+        onEmbedderError: options.onError,
+      });
+      knowledge = found.segments;
+      retrievalMs = elapsed(retrievalStart);
+      yield { type: 'segments', segments: knowledge.map(toUsed) };
+    }
+
+    // A profile that no longer resolves runs the script, as a real call would (createBrain's rule).
+    const provider = providerId ? await options.resolveProvider(options.projectId, providerId) : null;
+    const brain = createBrain({ config, provider });
+    const brainStart = performance.now();
+    let firstTokenMs = 0;
+    let reply = '';
+    const after: BrainEvent[] = [];
+    for await (const event of brain.turn({
+      config,
+      history: messages.slice(0, -1),
+      utterance,
+      knowledge,
+      turnIndex: messages.filter((message) => message.role === 'user').length,
+      signal: options.signal,
+    })) {
+      if (event.type === 'delta') {
+        if (!reply) firstTokenMs = elapsed(brainStart);
+        reply += event.text;
+        yield event;
+      } else {
+        after.push(event);
+      }
+    }
+    const brainMs = elapsed(brainStart);
+    // The contract orders intent before actions, whatever order the model called its tools in.
+    for (const event of after) if (event.type === 'intent') yield event;
+    for (const event of after) if (event.type === 'action') yield event;
+    yield {
+      type: 'done',
+      reply,
+      mode: brain.mode,
+      latency: { retrievalMs, firstTokenMs, brainMs, totalMs: elapsed(started) },
+    };
+  } catch (err) {
+    if (options.signal?.aborted) return;
+    options.onError?.(err);
+    yield { type: 'error', message: chatFailure(err) };
+  }
+}

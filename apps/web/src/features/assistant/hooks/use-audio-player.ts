@@ -1,0 +1,38 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+
+/**
+ * Plays audio bytes through one <audio> element the caller renders (`audioRef`), releasing the
+ * previous object URL each time so replaying many replies does not leak memory.
+ */
+export function useAudioPlayer() {
+  const audioRef = useRef<HTMLAudioElement>(null);
+  const urlRef = useRef<string | null>(null);
+  const [src, setSrc] = useState<string | undefined>(undefined);
+
+  const release = useCallback(() => {
+    if (urlRef.current) URL.revokeObjectURL(urlRef.current);
+    urlRef.current = null;
+  }, []);
+
+  useEffect(() => release, [release]);
+
+  const play = useCallback(
+    async (audio: Blob) => {
+      release();
+      const url = URL.createObjectURL(audio);
+      urlRef.current = url;
+      setSrc(url);
+      const element = audioRef.current;
+      if (!element) return;
+      element.src = url;
+      try {
+        await element.play();
+      } catch {
+        // Autoplay refused (no user gesture yet): the element's own controls still play it.
+      }
+    },
+    [release],
+  );
+
+  return { audioRef, src, play };
+}

@@ -1,0 +1,344 @@
+import type { HitTestResult, KnowledgeDocument } from '@callpilot/contracts';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { ok } from '@/test/fake-server';
+import {
+  makeBase,
+  makeDocument,
+  makeSegment,
+  openLimits,
+  paged,
+  ROOT,
+  renderKnowledge,
+  serveKnowledge,
+  signIn,
+} from './knowledge-test-data';
+
+let server: ReturnType<typeof serveKnowledge> | undefined;
+
+beforeEach(signIn);
+
+afterEach(() => {
+  server?.stop();
+  server = undefined;
+});
+
+const BASE = `${ROOT}/kb1`;
+const base = makeBase();
+
+// The same file name may also appear in the upload notice; the row is the one inside the table.
+function row(text: string): HTMLElement {
+  const found = screen
+    .getAllByText(text)
+    .map((element) => element.closest('tr'))
+    .find((tr) => tr !== null);
+  if (!found) throw new Error(`no table row with ${text}`);
+  return found;
+}
+
+function fileInput(): HTMLInputElement {
+  const input = document.querySelector('input[type="file"]');
+  if (!(input instanceof HTMLInputElement)) throw new Error('no file input');
+  return input;
+}
+
+function chooseFiles(files: File[]) {
+  fireEvent.change(fileInput(), { target: { files } });
+}
+
+describe('knowledge base page: documents', () => {
+  it('refuses a file of the wrong type before sending, and lists the files the server refused with reasons', async () => {
+    const accepted = makeDocument({
+      id: 'd2',
+      fileName: '保修条款.docx',
+      fileType: 'docx',
+      status: 'queued',
+    });
+    let documents: KnowledgeDocument[] = [];
+    server = serveKnowledge({
+      'GET /api/project/p1/balance-limit': ok(openLimits),
+      [`GET ${BASE}`]: ok(base),
+      [`GET ${BASE}/documents`]: () => ok(paged(documents, documents.length)),
+      [`POST ${BASE}/documents`]: () => {
+        documents = [accepted];
+        return ok({
+          accepted: [accepted],
+          rejected: [{ fileName: '扫描件.pdf', reason: 'PDF 文件已损坏，无法解析' }],
+        });
+      },
+    });
+    renderKnowledge('/knowledge/kb1');
+    expect(await screen.findByRole('heading', { name: '售后常见问题' })).toBeTruthy();
+    expect(await screen.findByText('还没有文档，请在上方上传')).toBeTruthy();
+
+    chooseFiles([new File(['MZ'], '安装包.exe', { type: 'application/octet-stream' })]);
+    expect(await screen.findByText('：不支持的文件类型，仅支持 txt、md、pdf、docx、csv、xlsx')).toBeTruthy();
+    expect(screen.getByText('1 个文件未能上传')).toBeTruthy();
+    expect(server.requests.some((r) => r.method === 'POST')).toBe(false);
+
+    chooseFiles([
+      new File(['保修一年'], '保修条款.docx'),
+      new File(['%PDF-broken'], '扫描件.pdf', { type: 'application/pdf' }),
+      new File([], '空白.txt', { type: 'text/plain' }),
+    ]);
+
+    expect(await screen.findByText('已上传 1 个文件，2 个文件未能上传')).toBeTruthy();
+    expect(screen.getByText('：PDF 文件已损坏，无法解析')).toBeTruthy();
+    expect(screen.getByText('：文件为空')).toBeTruthy();
+    expect(screen.getByText('：已加入解析队列')).toBeTruthy();
+    const posts = server.requests.filter((r) => r.method === 'POST');
+    expect(posts).toHaveLength(1);
+    const sent = (posts[0]!.body as FormData).getAll('file') as File[];
+    expect(sent.map((file) => file.name)).toEqual(['保修条款.docx', '扫描件.pdf']);
+    // The new document appears in the table without a reload.
+    expect(within(await waitFor(() => row('保修条款.docx'))).getByText('排队中')).toBeTruthy();
+  });
+
+  it('follows indexing by polling: 排队中, 解析中 with progress, then 可用, and stops polling', async () => {
+    const states: KnowledgeDocument[] = [
+      makeDocument({ status: 'queued', progress: 0, segmentCount: 0 }),
+      makeDocument({ status: 'parsing', progress: 40, segmentCount: 0 }),
+      makeDocument({ status: 'ready', progress: 100, segmentCount: 12 }),
+    ];
+    let polls = 0;
+    server = serveKnowledge({
+      'GET /api/project/p1/balance-limit': ok(openLimits),
+      [`GET ${BASE}`]: ok(base),
+      [`GET ${BASE}/documents`]: () => {
+        const document = states[Math.min(polls, states.length - 1)] as KnowledgeDocument;
+        polls += 1;
+        return ok(paged([document], 1));
+      },
+    });
+    renderKnowledge('/knowledge/kb1');
+
+    expect(within(await waitFor(() => row('退换货政策.pdf'))).getByText('排队中')).toBeTruthy();
+    await waitFor(() => expect(within(row('退换货政策.pdf')).getByText('解析中')).toBeTruthy());
+    expect(within(row('退换货政策.pdf')).getByText('40%')).toBeTruthy();
+    await waitFor(() => expect(within(row('退换货政策.pdf')).getByText('可用')).toBeTruthy());
+    expect(within(row('退换货政策.pdf')).getByText('12')).toBeTruthy();
+
+    const settledAt = server.requests.filter((r) => r.url === `${BASE}/documents`).length;
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    // At most the one refresh that follows the end of indexing; no more polling after it.
+    expect(server.requests.filter((r) => r.url === `${BASE}/documents`).length).toBeLessThanOrEqual(
+      settledAt + 1,
+    );
+  });
+
+  it('shows why a document failed and queues it again on 重新解析', async () => {
+    let document = makeDocument({
+      status: 'failed',
+      progress: 0,
+      error: 'PDF 文件已加密，无法读取内容',
+      segmentCount: 0,
+    });
+    server = serveKnowledge({
+      'GET /api/project/p1/balance-limit': ok(openLimits),
+      [`GET ${BASE}`]: ok(base),
+      [`GET ${BASE}/documents`]: () => ok(paged([document], 1)),
+      [`POST ${BASE}/documents/d1/reindex`]: () => {
+        document = { ...document, status: 'queued', error: '' };
+        return ok(document);
+      },
+    });
+    renderKnowledge('/knowledge/kb1');
+
+    const failed = await waitFor(() => row('退换货政策.pdf'));
+    expect(within(failed).getByText('失败')).toBeTruthy();
+    expect(within(failed).getByText('PDF 文件已加密，无法读取内容')).toBeTruthy();
+
+    fireEvent.click(within(failed).getByRole('button', { name: '重新解析' }));
+    await waitFor(() => expect(within(row('退换货政策.pdf')).getByText('排队中')).toBeTruthy());
+    expect(within(row('退换货政策.pdf')).queryByText('PDF 文件已加密，无法读取内容')).toBeNull();
+  });
+});
+
+describe('knowledge base page: segments', () => {
+  it('lists segments with question-answer pairs, filters by keyword, and disables one through PUT', async () => {
+    let segments = [
+      makeSegment(),
+      makeSegment({
+        id: 's2',
+        position: 2,
+        documentId: 'd2',
+        documentName: '常见问答.csv',
+        content: '问：支持货到付款吗？\n答：支持，部分偏远地区除外。',
+        question: '支持货到付款吗？',
+        answer: '支持，部分偏远地区除外。',
+        charCount: 20,
+      }),
+    ];
+    server = serveKnowledge({
+      'GET /api/project/p1/balance-limit': ok(openLimits),
+      [`GET ${BASE}`]: ok(base),
+      [`GET ${BASE}/documents`]: ok(paged([makeDocument()], 1)),
+      [`GET ${BASE}/segments`]: (request) =>
+        request.config.params.keyword === '货到付款'
+          ? ok(paged(segments.slice(1), 1))
+          : ok(paged(segments, 2)),
+      [`PUT ${BASE}/segments/s1`]: (request) => {
+        segments = segments.map((segment) =>
+          segment.id === 's1' ? { ...segment, ...(request.body as object) } : segment,
+        );
+        return ok(segments[0]);
+      },
+    });
+    renderKnowledge('/knowledge/kb1?tab=segments');
+
+    expect(await screen.findByText('商品签收后 7 天内可无理由退货，需保持包装完好。')).toBeTruthy();
+    expect(screen.getByText('支持货到付款吗？')).toBeTruthy();
+    expect(screen.getByText('支持，部分偏远地区除外。')).toBeTruthy();
+    expect(screen.getByText('共 2 条')).toBeTruthy();
+
+    const toggle = screen.getByRole('switch', { name: '启用分段 #1' });
+    expect(toggle.getAttribute('aria-checked')).toBe('true');
+    fireEvent.click(toggle);
+
+    await waitFor(() =>
+      expect(screen.getByRole('switch', { name: '启用分段 #1' }).getAttribute('aria-checked')).toBe('false'),
+    );
+    expect(server.requests.find((r) => r.method === 'PUT')).toMatchObject({
+      url: `${BASE}/segments/s1`,
+      body: { enabled: false },
+    });
+
+    const search = screen.getByRole('searchbox', { name: '搜索分段' });
+    fireEvent.change(search, { target: { value: '货到付款' } });
+    fireEvent.keyDown(search, { key: 'Enter', code: 'Enter', keyCode: 13 });
+    await waitFor(() =>
+      expect(screen.queryByText('商品签收后 7 天内可无理由退货，需保持包装完好。')).toBeNull(),
+    );
+    expect(screen.getByText('共 1 条')).toBeTruthy();
+  });
+
+  it('edits a question-answer pair as a pair', async () => {
+    const pair = makeSegment({
+      content: '问：几点下班？\n答：六点。',
+      question: '几点下班？',
+      answer: '六点。',
+    });
+    server = serveKnowledge({
+      'GET /api/project/p1/balance-limit': ok(openLimits),
+      [`GET ${BASE}`]: ok(base),
+      [`GET ${BASE}/documents`]: ok(paged([makeDocument()], 1)),
+      [`GET ${BASE}/segments`]: ok(paged([pair], 1)),
+      [`PUT ${BASE}/segments/s1`]: ok(pair),
+    });
+    renderKnowledge('/knowledge/kb1?tab=segments');
+
+    const pairRow = await waitFor(() => row('几点下班？'));
+    fireEvent.click(within(pairRow).getByRole('button', { name: '编辑' }));
+    // antd gives every generated id the same value under test, so the dialog's aria name is unreliable here.
+    const dialog = await screen.findByRole('dialog');
+    expect(within(dialog).getByText('编辑分段 #1')).toBeTruthy();
+    fireEvent.change(within(dialog).getByLabelText('答案'), { target: { value: '工作日下午六点。' } });
+    fireEvent.click(within(dialog).getByRole('button', { name: '保存' }));
+
+    await waitFor(() =>
+      expect(server?.requests.find((r) => r.method === 'PUT')?.body).toEqual({
+        question: '几点下班？',
+        answer: '工作日下午六点。',
+      }),
+    );
+  });
+});
+
+describe('knowledge base page: hit test', () => {
+  const result: HitTestResult = {
+    mode: 'fulltext',
+    tookMs: 12.4,
+    segments: [
+      {
+        id: 's2',
+        knowledgeBaseId: 'kb1',
+        documentId: 'd2',
+        documentName: '常见问答.csv',
+        content: '问：周末上班吗？\n答：周六上午有人值班。',
+        question: '周末上班吗？',
+        answer: '周六上午有人值班。',
+        score: 0.823,
+      },
+      {
+        id: 's1',
+        knowledgeBaseId: 'kb1',
+        documentId: 'd1',
+        documentName: '退换货政策.pdf',
+        content: '工作日 9:00-18:00 受理退货。',
+        question: null,
+        answer: null,
+        score: 0.41,
+      },
+    ],
+  };
+
+  it('shows the ranked segments with their scores, mode and time, or says nothing matched', async () => {
+    server = serveKnowledge({
+      'GET /api/project/p1/balance-limit': ok(openLimits),
+      [`GET ${BASE}`]: ok(base),
+      [`POST ${BASE}/hit-test`]: (request) =>
+        (request.body as { query: string }).query === '周末有人吗'
+          ? ok(result)
+          : ok({ mode: 'hybrid', tookMs: 3, segments: [] }),
+    });
+    renderKnowledge('/knowledge/kb1?tab=hit-test');
+
+    const query = await screen.findByLabelText('测试问题');
+    fireEvent.click(screen.getByRole('button', { name: '测试' }));
+    expect(await screen.findByText('请输入测试问题')).toBeTruthy();
+
+    fireEvent.change(query, { target: { value: '  周末有人吗 ' } });
+    fireEvent.change(screen.getByLabelText('召回条数'), { target: { value: '3' } });
+    fireEvent.click(screen.getByRole('button', { name: '测试' }));
+
+    const results = await screen.findByRole('region', { name: '命中结果' });
+    expect(within(results).getByText('全文检索')).toBeTruthy();
+    expect(within(results).getByText('命中 2 个分段，耗时 12 ms')).toBeTruthy();
+    const items = within(results).getAllByRole('listitem');
+    expect(within(items[0] as HTMLElement).getByText('#1')).toBeTruthy();
+    expect(within(items[0] as HTMLElement).getByText('0.82')).toBeTruthy();
+    expect(within(items[0] as HTMLElement).getByText('周六上午有人值班。')).toBeTruthy();
+    expect(within(items[1] as HTMLElement).getByText('0.41')).toBeTruthy();
+    expect(within(items[1] as HTMLElement).getByText('退换货政策.pdf')).toBeTruthy();
+    expect(server.requests.find((r) => r.method === 'POST')?.body).toEqual({ query: '周末有人吗', topK: 3 });
+
+    fireEvent.change(query, { target: { value: '火星发货吗' } });
+    fireEvent.click(screen.getByRole('button', { name: '测试' }));
+    expect(await screen.findByText(/^未命中任何分段/)).toBeTruthy();
+    expect(screen.getByText('混合检索')).toBeTruthy();
+  });
+
+  it('says the base does not exist for an unknown or foreign id', async () => {
+    server = serveKnowledge({
+      'GET /api/project/p1/balance-limit': ok(openLimits),
+    });
+    renderKnowledge('/knowledge/kb404');
+
+    expect(await screen.findByText('知识库不存在或已被删除')).toBeTruthy();
+    expect(screen.getByRole('link', { name: '返回知识库列表' }).getAttribute('href')).toBe('/knowledge/list');
+  });
+
+  it('exports the base in the chosen format and saves the file', async () => {
+    server = serveKnowledge({
+      'GET /api/project/p1/balance-limit': ok(openLimits),
+      [`GET ${BASE}`]: ok(base),
+      [`GET ${BASE}/documents`]: ok(paged([makeDocument()], 1)),
+      [`GET ${BASE}/export`]: ok('问题,答案'),
+    });
+    // jsdom has no object URLs and does not navigate; the saved file is what the link asked for.
+    Object.assign(URL, { createObjectURL: vi.fn(() => 'blob:export'), revokeObjectURL: vi.fn() });
+    const saved: string[] = [];
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      saved.push(`${this.download} ${this.href}`);
+    });
+    renderKnowledge('/knowledge/kb1');
+
+    fireEvent.click(await screen.findByRole('button', { name: '导出' }));
+    fireEvent.click(await screen.findByText('CSV (.csv)'));
+
+    await waitFor(() => expect(saved).toEqual(['售后常见问题.csv blob:export']));
+    const exportCall = server.requests.find((r) => r.url === `${BASE}/export`);
+    expect(exportCall?.config.params).toEqual({ format: 'csv' });
+    expect(exportCall?.headers.Authorization).toBe('Bearer tok-1');
+  });
+});
