@@ -134,9 +134,16 @@ function findCue(text: string, phrases: readonly string[]): string | null {
 
 const findAny = (text: string, phrases: readonly string[]) => phrases.find((p) => text.includes(p)) ?? null;
 
+/**
+ * "Don't call (me) (again)" in its many orders: 别再给我打电话, 不要再给我们打了, 以后别跟我联系,
+ * 不用再来电. Words may sit between the "don't" and the "call", so a fixed phrase list misses them.
+ */
+const DO_NOT_CALL_PATTERN =
+  /(?:别|不要|不用|甭|勿)再?(?:给|跟|和|与)?(?:我们?|俺)?再?(?:打电话|打|来电|致电|联系|骚扰)/u;
+
 /** The opt-out phrase the callee used, or null. */
 export function findOptOut(utterance: string): string | null {
-  const hard = findAny(utterance, OPT_OUT_PHRASES);
+  const hard = findAny(utterance, OPT_OUT_PHRASES) ?? DO_NOT_CALL_PATTERN.exec(utterance)?.[0];
   if (hard) return hard;
   if (QUESTION_END.test(utterance)) return null;
   return findAny(utterance, SOFT_REFUSAL_PHRASES);

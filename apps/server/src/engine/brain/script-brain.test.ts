@@ -66,6 +66,20 @@ describe('script brain (离线脚本模式)', () => {
     expect(r.events.map((e) => e.type)).toEqual(['delta', 'intent', 'action', 'action']);
   });
 
+  it('hears "don\'t call me" with words in between as opt-out', async () => {
+    for (const utterance of [
+      '别再给我打电话了',
+      '以后不要再给我们打了',
+      '你们别跟我联系了',
+      '不用再来电了',
+    ]) {
+      const r = await run({ utterance });
+      expect(r.actions, utterance).toEqual(['opt_out', 'end_call']);
+    }
+    const question = await run({ utterance: '你们什么时候给我打电话？' });
+    expect(question.actions).toEqual([]);
+  });
+
   it('a soft refusal counts as opt-out, but not inside a question', async () => {
     expect((await run({ utterance: '不需要，谢谢' })).actions).toEqual(['opt_out', 'end_call']);
     const question = await run({ utterance: '试听课不需要带电脑吧？' });
@@ -134,11 +148,18 @@ describe('script brain (离线脚本模式)', () => {
     const sentence = '我们的课程分为基础班、提高班和冲刺班，每个班级不超过二十人。';
     const long = `## 课程介绍\n\n**${sentence}**\n- ${sentence.repeat(5)}`;
     const r = await run({ utterance: '介绍一下你们的课', knowledge: [segment({ content: long })] });
-    expect(r.reply.startsWith(`课程介绍。${sentence}`)).toBe(true);
+    // The heading names what the caller just asked about; the answer starts after it.
+    expect(r.reply.startsWith(sentence)).toBe(true);
     expect(r.reply).not.toMatch(/[#*-]/);
     expect([...r.reply].length).toBeLessThanOrEqual(SPOKEN_ANSWER_MAX_CHARS);
     expect(r.reply.endsWith('。')).toBe(true);
     expect(r.intent).toMatchObject({ grade: 'B' });
+  });
+
+  it('knowledge hit on an FAQ passage: the question line is not read back', async () => {
+    const content = '搬家了怎么移机？\n同城移机免收移机费，每年可免费移机 2 次。';
+    const r = await run({ utterance: '移机要收费吗', knowledge: [segment({ content })] });
+    expect(r.reply).toBe('同城移机免收移机费，每年可免费移机 2 次。');
   });
 
   it('fallback when nothing matches', async () => {

@@ -45,10 +45,26 @@ export function trimToSentence(text: string, max = SPOKEN_ANSWER_MAX_CHARS): str
   return `${head.join('')}…`;
 }
 
+/**
+ * FAQ-style documents put the question (or a heading) on its own line above the answer; the caller
+ * just asked it, so reading it back sounds odd. Leading heading and question lines are dropped
+ * when something follows them.
+ */
+function withoutLeadingQuestion(content: string): string {
+  const lines = content.split(/\r?\n/);
+  let first = 0;
+  while (first < lines.length - 1) {
+    const line = lines[first] as string;
+    if (line.trim() && !/^\s*#{1,6}\s/u.test(line) && !/[？?]\s*$/u.test(line)) break;
+    first++;
+  }
+  return lines.slice(first).join('\n');
+}
+
 /** A question-answer pair is answered with its answer as written; a passage is trimmed to be spoken. */
 export function spokenAnswer(segment: RetrievedSegment): string {
   if (segment.answer?.trim()) return toSpokenText(segment.answer);
-  return trimToSentence(toSpokenText(segment.content));
+  return trimToSentence(toSpokenText(withoutLeadingQuestion(segment.content)));
 }
 
 /** Splits a reply into sentences, so speech can start on the first one. */

@@ -114,12 +114,13 @@ async function index(db: Database, job: { id: string; attempts: number }, option
   await report(5, true);
   const parsed = await parseDocument(doc.fileType, doc.content, doc, (fraction) => report(5 + fraction * 55));
   await report(60, true);
-  const rows = parsed.map((segment, position) => ({
+  const rows = parsed.map((segment, index) => ({
     id: randomUUID(),
     projectId: doc.projectId,
     knowledgeBaseId: doc.knowledgeBaseId,
     documentId: job.id,
-    position,
+    // 1-based: the console shows it as the segment's number (#1 is the first).
+    position: index + 1,
     content: segment.content,
     question: segment.question,
     answer: segment.answer,
