@@ -1,12 +1,19 @@
 import { z } from 'zod';
 import { entityId, optionalText, paged, pageQuery, requiredText } from './common';
 
-/** Accepted uploads, by file extension; csv/xlsx are question-answer pairs (问题, 答案 columns). */
+/**
+ * Accepted uploads, by file extension; csv/xlsx are question-answer pairs (问题, 答案 columns, and
+ * optionally 相似问题: other phrasings of the question, separated by line breaks, |, ｜, ； or ;).
+ */
 export const KNOWLEDGE_FILE_TYPES = ['txt', 'md', 'pdf', 'docx', 'csv', 'xlsx'] as const;
 export const knowledgeFileType = z.enum(KNOWLEDGE_FILE_TYPES);
 export type KnowledgeFileType = z.infer<typeof knowledgeFileType>;
 export const KNOWLEDGE_MAX_FILE_BYTES = 20 * 1024 * 1024;
 export const KNOWLEDGE_MAX_FILES_PER_UPLOAD = 10;
+
+/** A pair keeps at most this many similar questions (相似问), each at most this many characters. */
+export const KNOWLEDGE_MAX_SIMILAR_QUESTIONS = 20;
+export const KNOWLEDGE_MAX_SIMILAR_QUESTION_CHARS = 200;
 
 export const knowledgeDocumentStatus = z.enum(['queued', 'parsing', 'ready', 'failed']);
 export type KnowledgeDocumentStatus = z.infer<typeof knowledgeDocumentStatus>;
@@ -84,7 +91,10 @@ export const knowledgeDocument = z
     status: knowledgeDocumentStatus,
     /** 0-100 while parsing. */
     progress: z.number().int(),
-    /** Why it failed, in Chinese; empty otherwise. */
+    /**
+     * Why it failed, in Chinese. For a ready question-answer document, what its import skipped
+     * (rows without a question or answer, similar questions too long or too many); empty otherwise.
+     */
     error: z.string(),
     segmentCount: z.number().int(),
     createdAt: z.iso.datetime(),
@@ -115,6 +125,8 @@ export const knowledgeSegment = z
     /** Set for question-answer pairs. */
     question: z.string().nullable(),
     answer: z.string().nullable(),
+    /** Other ways a caller may ask a pair's question (相似问); retrieval matches any of them. Empty for text. */
+    similarQuestions: z.array(z.string()),
     enabled: z.boolean(),
     charCount: z.number().int(),
     updatedAt: z.iso.datetime(),
@@ -133,6 +145,20 @@ export const knowledgeSegmentUpdateRequest = z
     content: requiredText('分段内容', 4000).optional(),
     question: requiredText('问题', 500).optional(),
     answer: requiredText('答案', 4000).optional(),
+    /** Replaces the pair's similar questions; duplicates are dropped. */
+    similarQuestions: z
+      .array(
+        z
+          .string({ error: '相似问须为文本' })
+          .trim()
+          .min(1, { error: '相似问不能为空' })
+          .max(KNOWLEDGE_MAX_SIMILAR_QUESTION_CHARS, {
+            error: `相似问不能超过 ${KNOWLEDGE_MAX_SIMILAR_QUESTION_CHARS} 个字符`,
+          }),
+        { error: '相似问须为文本列表' },
+      )
+      .max(KNOWLEDGE_MAX_SIMILAR_QUESTIONS, { error: `相似问最多 ${KNOWLEDGE_MAX_SIMILAR_QUESTIONS} 个` })
+      .optional(),
     enabled: z.boolean({ error: '启用状态须为布尔值' }).optional(),
   })
   .meta({ id: 'KnowledgeSegmentUpdateRequest' });

@@ -359,7 +359,10 @@ export const knowledgeSegments = pgTable(
     content: text('content').notNull(),
     question: text('question'),
     answer: text('answer'),
+    /** Other ways a caller may ask a pair's question (相似问); empty for text segments. */
+    similarQuestions: text('similar_questions').array().notNull().default([]),
     enabled: boolean('enabled').notNull().default(true),
+    /** The words of the content and of the similar questions (text.ts segmentTerms). */
     terms: text('terms').notNull(),
     termsVector: tsvector('terms_vector').notNull().generatedAlwaysAs(sql`to_tsvector('simple', terms)`),
     /** Optional embedding from the project's embeddings endpoint (hybrid ranking). */

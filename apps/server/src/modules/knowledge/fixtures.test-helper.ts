@@ -56,12 +56,13 @@ export async function makeXlsx(rows: string[][]): Promise<Buffer> {
   return Buffer.from(await workbook.xlsx.writeBuffer());
 }
 
-export async function readXlsx(bytes: Buffer): Promise<string[][]> {
+/** The first `columns` cells of each row of the first sheet. */
+export async function readXlsx(bytes: Buffer, columns = 2): Promise<string[][]> {
   const workbook = new ExcelJS.Workbook();
   await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
   const rows: string[][] = [];
   workbook.worksheets[0]!.eachRow((row) => {
-    rows.push([row.getCell(1).text, row.getCell(2).text]);
+    rows.push(Array.from({ length: columns }, (_, i) => row.getCell(i + 1).text));
   });
   return rows;
 }

@@ -164,7 +164,8 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app,
         security,
         summary: '上传文档（multipart/form-data，最多 10 个文件，每个不超过 20 MB）',
         description:
-          '支持 txt、md、pdf、docx，以及 csv、xlsx 问答对（表头含“问题”“答案”两列）。逐个文件给出结果：' +
+          '支持 txt、md、pdf、docx，以及 csv、xlsx 问答对（表头含“问题”“答案”两列，可选“相似问题”列，' +
+          '多个相似问用换行、|、｜、；或 ; 分隔，每个问题最多 20 个、每个不超过 200 个字符）。逐个文件给出结果：' +
           '通过检查的文件进入解析队列，未通过的说明原因且不保存。',
         params: knowledgeBaseIdParams,
         response: { 200: envelope(knowledgeUploadResult), ...guarded },
@@ -268,7 +269,7 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app,
       schema: {
         tags,
         security,
-        summary: '修改分段内容（问答对修改问题或答案）或启用/停用分段',
+        summary: '修改分段内容（问答对修改问题、答案或相似问）或启用/停用分段',
         params: knowledgeSegmentParams,
         body: knowledgeSegmentUpdateRequest,
         response: { 200: envelope(knowledgeSegment), ...guarded },
@@ -288,7 +289,7 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app,
       schema: {
         tags,
         security,
-        summary: '导出知识库（md：全部分段；csv / xlsx：问答对，“问题”“答案”两列）',
+        summary: '导出知识库（md：全部分段；csv / xlsx：问答对，“问题”“答案”“相似问题”三列）',
         params: knowledgeBaseIdParams,
         querystring: knowledgeExportQuery,
         description: '成功时应答为文件本身（Content-Disposition: attachment），失败时为统一信封。',

@@ -7,7 +7,7 @@ import type {
   KnowledgeUploadResult,
   Paged,
 } from '@callpilot/contracts';
-import { and, asc, count, desc, eq, ilike, inArray, ne, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, inArray, ne, or, sql } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
 import Papa from 'papaparse';
 import type { Database } from '../../db/client';
@@ -17,7 +17,7 @@ import { assertWithinLimit } from '../projects/limits';
 import type { Embedder } from './embedder';
 import { checkUpload, kindOf } from './parse';
 import { retrieve } from './retrieval';
-import { indexTerms } from './text';
+import { segmentTerms } from './text';
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -292,6 +292,7 @@ const segmentColumns = {
   content: knowledgeSegments.content,
   question: knowledgeSegments.question,
   answer: knowledgeSegments.answer,
+  similarQuestions: knowledgeSegments.similarQuestions,
   enabled: knowledgeSegments.enabled,
   updatedAt: knowledgeSegments.updatedAt,
 };
@@ -315,7 +316,13 @@ export async function listSegments(
     eq(knowledgeSegments.projectId, projectId),
     eq(knowledgeSegments.knowledgeBaseId, knowledgeBaseId),
     query.documentId ? eq(knowledgeSegments.documentId, query.documentId) : undefined,
-    query.keyword ? ilike(knowledgeSegments.content, `%${escapeLike(query.keyword)}%`) : undefined,
+    query.keyword
+      ? or(
+          ilike(knowledgeSegments.content, `%${escapeLike(query.keyword)}%`),
+          // A pair is also found by its similar questions.
+          sql`array_to_string(${knowledgeSegments.similarQuestions}, chr(10)) ilike ${`%${escapeLike(query.keyword)}%`}`,
+        )
+      : undefined,
   );
   const [{ total } = { total: 0 }] = await db.select({ total: count() }).from(knowledgeSegments).where(where);
   const rows = await db
@@ -334,16 +341,23 @@ export async function listSegments(
 }
 
 /**
- * Edits a segment's text (or a pair's question/answer) and re-segments its search terms, so
- * retrieval follows the edit at once; a disabled segment is never retrieved. An edited segment's
- * embedding is recomputed when an embedder is given, and dropped otherwise rather than left stale.
+ * Edits a segment's text (or a pair's question/answer/similar questions) and re-segments its
+ * search terms, so retrieval follows the edit at once; a disabled segment is never retrieved. An
+ * edited segment's embedding (of its content) is recomputed when an embedder is given, and dropped
+ * otherwise rather than left stale.
  */
 export async function updateSegment(
   db: Database,
   projectId: string,
   knowledgeBaseId: string,
   segmentId: string,
-  input: { content?: string; question?: string; answer?: string; enabled?: boolean },
+  input: {
+    content?: string;
+    question?: string;
+    answer?: string;
+    similarQuestions?: string[];
+    enabled?: boolean;
+  },
   embedder?: Embedder,
 ): Promise<KnowledgeSegment> {
   const where = and(
@@ -359,6 +373,8 @@ export async function updateSegment(
   if (!isPair && (input.question !== undefined || input.answer !== undefined)) {
     throw badRequest('字段 question/answer：文本分段没有问题和答案，请修改分段内容（content）');
   }
+  if (!isPair && input.similarQuestions !== undefined)
+    throw badRequest('字段 similarQuestions：文本分段没有相似问，只有问答对可以设置相似问');
   const changes: Partial<typeof knowledgeSegments.$inferInsert> = { updatedAt: new Date() };
   if (input.enabled !== undefined) changes.enabled = input.enabled;
   let content: string | undefined;
@@ -369,11 +385,19 @@ export async function updateSegment(
   } else if (input.content !== undefined) {
     content = input.content;
   }
+  let similarQuestions = current.similarQuestions;
+  if (input.similarQuestions !== undefined) {
+    // The contract trimmed and bounded them; repeats, and the question itself, are dropped.
+    const question = (changes.question ?? current.question ?? '').trim();
+    similarQuestions = [...new Set(input.similarQuestions)].filter((q) => q !== question);
+    changes.similarQuestions = similarQuestions;
+  }
   if (content !== undefined && content !== current.content) {
     changes.content = content;
-    changes.terms = indexTerms(content);
     changes.embedding = embedder ? ((await embedder([content]))[0] ?? null) : null;
   }
+  if (changes.content !== undefined || changes.similarQuestions !== undefined)
+    changes.terms = segmentTerms(changes.content ?? current.content, similarQuestions);
   await db.update(knowledgeSegments).set(changes).where(where);
   const [row] = await db
     .select(segmentColumns)
@@ -389,8 +413,8 @@ export const escapeCell = (value: string) => (/^[=+\-@\t\r]/.test(value) ? `'${v
 export type ExportFormat = 'md' | 'csv' | 'xlsx';
 
 /**
- * The base back as a file. md holds every segment (text as paragraphs, pairs as 问/答); csv and
- * xlsx hold the question-answer pairs in the same 问题/答案 layout an upload takes.
+ * The base back as a file. md holds every segment (text as paragraphs, pairs as 问/相似问/答); csv
+ * and xlsx hold the question-answer pairs in the same 问题/答案/相似问题 layout an upload takes.
  * Disabled segments are included: an export is a copy of the base, not of what is switched on.
  */
 export async function exportKnowledgeBase(
@@ -421,7 +445,14 @@ export async function exportKnowledgeBase(
         documentId = row.documentId;
         parts.push(`## ${row.documentName}`);
       }
-      parts.push(row.question !== null ? `**问：** ${row.question}\n\n**答：** ${row.answer}` : row.content);
+      if (row.question === null) {
+        parts.push(row.content);
+        continue;
+      }
+      const similar = row.similarQuestions.length
+        ? `\n\n**相似问：**\n\n${row.similarQuestions.map((q) => `- ${q}`).join('\n')}`
+        : '';
+      parts.push(`**问：** ${row.question}${similar}\n\n**答：** ${row.answer}`);
     }
     return {
       fileName,
@@ -429,12 +460,13 @@ export async function exportKnowledgeBase(
       body: Buffer.from(`${parts.join('\n\n')}\n`),
     };
   }
+  // Similar questions one a line in their cell, as an upload reads them back.
   const pairs = rows
     .filter((r) => r.question !== null)
-    .map((r) => [escapeCell(r.question!), escapeCell(r.answer!)]);
+    .map((r) => [escapeCell(r.question!), escapeCell(r.answer!), escapeCell(r.similarQuestions.join('\n'))]);
   if (format === 'csv') {
     // The BOM makes Excel open the file as UTF-8 instead of garbling the Chinese.
-    const csv = `\uFEFF${Papa.unparse({ fields: ['问题', '答案'], data: pairs })}\r\n`;
+    const csv = `\uFEFF${Papa.unparse({ fields: ['问题', '答案', '相似问题'], data: pairs })}\r\n`;
     return { fileName, contentType: 'text/csv; charset=utf-8', body: Buffer.from(csv) };
   }
   const workbook = new ExcelJS.Workbook();
@@ -442,6 +474,7 @@ export async function exportKnowledgeBase(
   sheet.columns = [
     { header: '问题', width: 40 },
     { header: '答案', width: 80 },
+    { header: '相似问题', width: 40, style: { alignment: { wrapText: true, vertical: 'top' } } },
   ];
   for (const pair of pairs) sheet.addRow(pair);
   const body = Buffer.from(await workbook.xlsx.writeBuffer());

@@ -82,6 +82,7 @@ async function segments(baseId: string, query = '') {
       content: string;
       question: string | null;
       answer: string | null;
+      similarQuestions: string[];
       enabled: boolean;
     }[];
   };
@@ -262,7 +263,8 @@ describe('documents', () => {
         ['gbk.txt', 'ready', ''],
         ['policy.docx', 'ready', ''],
         ['manual.pdf', 'ready', ''],
-        ['faq.csv', 'ready', ''],
+        // Ready, with what the import skipped: FAQ_CSV's last row has no question.
+        ['faq.csv', 'ready', '1 行缺少问题或答案，已跳过'],
       ]),
     );
     const csv = docs.find((d) => d.fileName === 'faq.csv')!;
@@ -573,9 +575,9 @@ describe('retrieval, editing and export', () => {
     });
     const rows = Papa.parse<string[]>(csv.body.replace(/^\uFEFF/, ''), { skipEmptyLines: true }).data;
     expect(rows).toEqual([
-      ['问题', '答案'],
-      ["'=1+1", "'@SUM(A1)"],
-      ['正常问题', "'-5 元优惠"],
+      ['问题', '答案', '相似问题'],
+      ["'=1+1", "'@SUM(A1)", ''],
+      ['正常问题', "'-5 元优惠", ''],
     ]);
   });
 
@@ -589,6 +591,187 @@ describe('retrieval, editing and export', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json().message).toContain('请输入测试问题');
     expect(res.json().message).toContain('召回条数不能超过 20');
+  });
+});
+
+describe('similar questions (相似问)', () => {
+  const SIMILAR_CSV = [
+    '问题,答案,相似问题',
+    '怎么办理宽带退订？,请携带身份证到营业厅办理，或拨打 10000。,"不想用了怎么销户|宽带能拆机吗"',
+    '光猫坏了怎么办？,光猫属于租用设备，可免费上门更换。,猫的灯不亮了',
+    '营业厅几点开门？,每天九点到十八点，节假日照常营业。,',
+  ].join('\n');
+  let baseId: string;
+
+  beforeAll(async () => {
+    baseId = (await createBase('相似问')).id;
+    await upload(baseId, [
+      { name: 'similar.csv', content: SIMILAR_CSV },
+      { name: 'note.txt', content: '宽带资费说明：月租一百元。' },
+    ]);
+    await drainKnowledgeQueue(t.db);
+  });
+
+  it('imports the 相似问题 column from csv and xlsx: split on line breaks and | ｜ ； ;, trimmed, deduplicated, bounded', async () => {
+    const base = await createBase('相似问导入');
+    const many = Array.from({ length: 22 }, (_, i) => `第${i + 1}种问法`).join('|');
+    const tooLong = '长'.repeat(201);
+    const csv = [
+      '问题,答案,相似问题',
+      `宽带安装需要多长时间？,3 个工作日内上门。,"装宽带要等几天\n 安装宽带多久 |宽带多久能装好｜装宽带要等几天；  ；宽带安装需要多长时间？;光纤入户要多久\n"`,
+      `会员有什么权益？,全场 95 折。,"${many}|${tooLong}"`,
+      '包邮吗？,满 99 元包邮。',
+      ',没有问题的行,某个相似问',
+    ].join('\n');
+    const xlsx = await makeXlsx([
+      ['问题', '答案', 'similar_questions'],
+      ['发票怎么开？', '在 APP 的“账单”页申请。', '怎么开发票\n能开电子发票吗；发票在哪申请'],
+      ['怎么改密码？', '在安全中心修改。', ''],
+    ]);
+    const aliases = [
+      ['Question', 'Answer', 'Similar'],
+      ['积分会过期吗？', '一年后过期。', '积分有效期多久'],
+    ];
+    const res = await upload(base.id, [
+      { name: 'similar.csv', content: csv },
+      { name: 'similar.xlsx', content: xlsx },
+      { name: 'alias.csv', content: aliases.map((r) => r.join(',')).join('\n') },
+      { name: 'alias.xlsx', content: await makeXlsx([['问题', '答案', '相似问法'], ...aliases.slice(1)]) },
+    ]);
+    expect(res.json().data.accepted).toHaveLength(4);
+    await drainKnowledgeQueue(t.db);
+
+    const docs = Object.fromEntries((await documents(base.id)).map((d) => [d.fileName, d]));
+    // The pair file is still indexed; what was left out is counted, as skipped rows are.
+    expect(docs['similar.csv']).toMatchObject({
+      status: 'ready',
+      segmentCount: 3,
+      error:
+        '1 行缺少问题或答案，已跳过；1 个相似问超过 200 个字符，已跳过；2 个相似问超出每个问题 20 个的上限，已跳过',
+    });
+    expect(docs['similar.xlsx']).toMatchObject({ status: 'ready', error: '' });
+
+    const similarOf = async (fileName: string) =>
+      (await segments(base.id, `&documentId=${docs[fileName]!.id}`)).items.map((s) => [
+        s.question,
+        s.similarQuestions,
+      ]);
+    expect(await similarOf('similar.csv')).toEqual([
+      ['宽带安装需要多长时间？', ['装宽带要等几天', '安装宽带多久', '宽带多久能装好', '光纤入户要多久']],
+      ['会员有什么权益？', Array.from({ length: 20 }, (_, i) => `第${i + 1}种问法`)],
+      ['包邮吗？', []],
+    ]);
+    expect(await similarOf('similar.xlsx')).toEqual([
+      ['发票怎么开？', ['怎么开发票', '能开电子发票吗', '发票在哪申请']],
+      ['怎么改密码？', []],
+    ]);
+    expect(await similarOf('alias.csv')).toEqual([['积分会过期吗？', ['积分有效期多久']]]);
+    expect(await similarOf('alias.xlsx')).toEqual([['积分会过期吗？', ['积分有效期多久']]]);
+    // The content (what an assistant reads) is still the question and the answer alone.
+    const [install] = (await segments(base.id, `&documentId=${docs['similar.csv']!.id}`)).items;
+    expect(install!.content).toBe('宽带安装需要多长时间？\n3 个工作日内上门。');
+  });
+
+  it('ranks a pair first when the query matches only one of its similar questions', async () => {
+    const pairs = (await segments(baseId)).items.filter((s) => s.question !== null);
+    const cancel = pairs.find((s) => s.question === '怎么办理宽带退订？')!;
+    const modem = pairs.find((s) => s.question === '光猫坏了怎么办？')!;
+
+    // 销户 and 拆机 appear in no question or answer, only in the pair's similar questions.
+    for (const query of ['我要销户', '宽带拆机怎么弄']) {
+      const result = await hitTest(baseId, query);
+      expect(result.segments[0]?.id, query).toBe(cancel.id);
+    }
+    expect((await hitTest(baseId, '猫的灯不亮')).segments[0]?.id).toBe(modem.id);
+
+    // Asked exactly as a similar question, a pair scores as if asked exactly as its question: 1.
+    const exact = await hitTest(baseId, '不想用了怎么销户');
+    expect(exact.segments[0]).toMatchObject({ id: cancel.id, score: 1 });
+    expect((await hitTest(baseId, '怎么办理宽带退订？')).segments[0]).toMatchObject({
+      id: cancel.id,
+      score: 1,
+    });
+    for (const s of exact.segments) expect(s.score).toBeLessThanOrEqual(1);
+
+    // The segment list's keyword search looks at similar questions too.
+    const found = await segments(baseId, `&keyword=${encodeURIComponent('销户')}`);
+    expect(found.items.map((s) => s.id)).toEqual([cancel.id]);
+  });
+
+  it('edits similar questions through PUT and retrieves by the new ones at once', async () => {
+    const pairs = (await segments(baseId)).items;
+    const hours = pairs.find((s) => s.question === '营业厅几点开门？')!;
+    const text = pairs.find((s) => s.question === null)!;
+    const put = (id: string, payload: Record<string, unknown>) =>
+      t.app.inject({ method: 'PUT', url: api(`/${baseId}/segments/${id}`), headers: owner, payload });
+
+    const scoreOf = async (query: string) =>
+      (await hitTest(baseId, query, 10)).segments.find((s) => s.id === hours.id)?.score ?? 0;
+    const before = await scoreOf('礼拜天上不上班');
+    expect(before).toBeLessThan(0.6);
+    const res = await put(hours.id, {
+      similarQuestions: [' 礼拜天上不上班 ', '周末营业吗', '周末营业吗', '营业厅几点开门？'],
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().data).toMatchObject({
+      question: '营业厅几点开门？',
+      similarQuestions: ['礼拜天上不上班', '周末营业吗'],
+    });
+    expect((await hitTest(baseId, '礼拜天上不上班')).segments[0]).toMatchObject({ id: hours.id, score: 1 });
+
+    // Changing the question keeps the similar questions, and both stay searchable.
+    await put(hours.id, { question: '营业时间是几点？' });
+    expect((await hitTest(baseId, '周末营业吗')).segments[0]?.id).toBe(hours.id);
+
+    const tooMany = await put(hours.id, {
+      similarQuestions: Array.from({ length: 21 }, (_, i) => `问法${i}`),
+    });
+    expect(tooMany.statusCode).toBe(400);
+    expect(tooMany.json().message).toContain('相似问最多 20 个');
+    const tooLong = await put(hours.id, { similarQuestions: ['长'.repeat(201)] });
+    expect(tooLong.json().message).toContain('相似问不能超过 200 个字符');
+    const blank = await put(hours.id, { similarQuestions: ['  '] });
+    expect(blank.json().message).toContain('相似问不能为空');
+    const onText = await put(text.id, { similarQuestions: ['资费多少'] });
+    expect(onText.statusCode).toBe(400);
+    expect(onText.json().message).toContain('文本分段没有相似问');
+
+    const cleared = await put(hours.id, { similarQuestions: [] });
+    expect(cleared.json().data.similarQuestions).toEqual([]);
+    expect(await scoreOf('礼拜天上不上班')).toBe(before);
+    await put(hours.id, { question: '营业厅几点开门？' });
+  });
+
+  it('exports similar questions in a 相似问题 column that imports back into the same pairs, and lists them in md', async () => {
+    const before = (await segments(baseId)).items.filter((s) => s.question !== null);
+    expect(before.some((s) => s.similarQuestions.length > 1)).toBe(true);
+    const exported = (format: string) =>
+      t.app.inject({ method: 'GET', url: api(`/${baseId}/export?format=${format}`), headers: owner });
+    const csv = await exported('csv');
+    const rows = Papa.parse<string[]>(csv.body.replace(/^\uFEFF/, ''), { skipEmptyLines: true }).data;
+    expect(rows[0]).toEqual(['问题', '答案', '相似问题']);
+    expect(rows[1]).toEqual([
+      '怎么办理宽带退订？',
+      '请携带身份证到营业厅办理，或拨打 10000。',
+      '不想用了怎么销户\n宽带能拆机吗',
+    ]);
+    const xlsx = await exported('xlsx');
+    expect((await readXlsx(xlsx.rawPayload, 3))[1]).toEqual(rows[1]);
+
+    const copy = await createBase('相似问副本');
+    await upload(copy.id, [
+      { name: 'back.csv', content: csv.rawPayload },
+      { name: 'back.xlsx', content: xlsx.rawPayload },
+    ]);
+    await drainKnowledgeQueue(t.db);
+    const pairs = (items: typeof before) => items.map((s) => [s.question, s.answer, s.similarQuestions]);
+    expect(pairs((await segments(copy.id)).items)).toEqual([...pairs(before), ...pairs(before)]);
+
+    const md = (await exported('md')).body;
+    expect(md).toContain(
+      '**问：** 怎么办理宽带退订？\n\n**相似问：**\n\n- 不想用了怎么销户\n- 宽带能拆机吗\n\n**答：** 请携带身份证',
+    );
+    expect(md).toContain('**问：** 营业厅几点开门？\n\n**答：**');
   });
 });
 

@@ -1,4 +1,10 @@
-import { KNOWLEDGE_FILE_TYPES, KNOWLEDGE_MAX_FILE_BYTES, type KnowledgeFileType } from '@callpilot/contracts';
+import {
+  KNOWLEDGE_FILE_TYPES,
+  KNOWLEDGE_MAX_FILE_BYTES,
+  KNOWLEDGE_MAX_SIMILAR_QUESTION_CHARS,
+  KNOWLEDGE_MAX_SIMILAR_QUESTIONS,
+  type KnowledgeFileType,
+} from '@callpilot/contracts';
 import ExcelJS from 'exceljs';
 import JSZip from 'jszip';
 import mammoth from 'mammoth';
@@ -93,23 +99,66 @@ export async function checkUpload(
 }
 
 /** What indexing makes of one document, before it is written. */
-export type ParsedSegment = { content: string; question: string | null; answer: string | null };
+export type ParsedSegment = {
+  content: string;
+  question: string | null;
+  answer: string | null;
+  /** Other phrasings of a pair's question (相似问); empty for text. */
+  similarQuestions: string[];
+};
+
+/**
+ * A document's segments, and what its import left out (the document's notice, empty when
+ * nothing was): a pair file with a few bad rows is still indexed, and says what it skipped.
+ */
+export type ParsedDocument = { segments: ParsedSegment[]; notice: string };
 
 const QUESTION_HEADERS = new Set(['问题', '问', 'question', 'q', '标准问题', '常见问题']);
 const ANSWER_HEADERS = new Set(['答案', '答', '回答', 'answer', 'a', '标准答案']);
+const SIMILAR_HEADERS = new Set(['相似问题', '相似问', '相似问法', 'similar', 'similar_questions']);
+
+/** How a cell lists several similar questions: one a line, or separated by | ｜ ； ;. */
+const SIMILAR_SEPARATORS = /[\r\n|｜；;]+/u;
+
+/**
+ * A cell of similar questions as a list: trimmed, without empties or repeats (nor the question
+ * itself), at most KNOWLEDGE_MAX_SIMILAR_QUESTIONS. One longer than the character limit is left
+ * out, not cut: half a question would match what the caller never asked.
+ */
+export function splitSimilarQuestions(
+  cell: string,
+  question: string,
+): { similarQuestions: string[]; tooLong: number; tooMany: number } {
+  const seen = new Set([question.trim()]);
+  const similarQuestions: string[] = [];
+  let tooLong = 0;
+  let tooMany = 0;
+  for (const piece of cell.split(SIMILAR_SEPARATORS)) {
+    const phrasing = piece.trim();
+    if (phrasing === '' || seen.has(phrasing)) continue;
+    seen.add(phrasing);
+    if (phrasing.length > KNOWLEDGE_MAX_SIMILAR_QUESTION_CHARS) tooLong++;
+    else if (similarQuestions.length >= KNOWLEDGE_MAX_SIMILAR_QUESTIONS) tooMany++;
+    else similarQuestions.push(phrasing);
+  }
+  return { similarQuestions, tooLong, tooMany };
+}
 
 /**
  * Question-answer rows become one segment each, kept exactly as written: they are curated
  * answers an assistant may read out, so chunking or rewording them would change what it says.
  */
-function qaPairs(rows: string[][]): ParsedSegment[] {
+function qaPairs(rows: string[][]): ParsedDocument {
   const header = (rows[0] ?? []).map((h) => h.trim().toLowerCase());
   const qi = header.findIndex((h) => QUESTION_HEADERS.has(h));
   const ai = header.findIndex((h) => ANSWER_HEADERS.has(h));
+  const si = header.findIndex((h) => SIMILAR_HEADERS.has(h));
   if (qi < 0 || ai < 0)
     throw new ParseError('未找到“问题”和“答案”列：第一行须为表头，包含“问题”和“答案”两列');
   const pairs: ParsedSegment[] = [];
   let skipped = 0;
+  let tooLong = 0;
+  let tooMany = 0;
   for (const row of rows.slice(1)) {
     const question = row[qi] ?? '';
     const answer = row[ai] ?? '';
@@ -118,14 +167,29 @@ function qaPairs(rows: string[][]): ParsedSegment[] {
       skipped++;
       continue;
     }
-    pairs.push({ content: `${question}\n${answer}`, question, answer });
+    const similar = splitSimilarQuestions(si < 0 ? '' : (row[si] ?? ''), question);
+    tooLong += similar.tooLong;
+    tooMany += similar.tooMany;
+    pairs.push({
+      content: `${question}\n${answer}`,
+      question,
+      answer,
+      similarQuestions: similar.similarQuestions,
+    });
   }
   if (pairs.length === 0) {
     throw new ParseError(
       skipped > 0 ? `没有有效的问答对：${skipped} 行缺少问题或答案` : '没有问答对：表头下没有数据行',
     );
   }
-  return pairs;
+  const notice = [
+    skipped > 0 ? `${skipped} 行缺少问题或答案，已跳过` : '',
+    tooLong > 0 ? `${tooLong} 个相似问超过 ${KNOWLEDGE_MAX_SIMILAR_QUESTION_CHARS} 个字符，已跳过` : '',
+    tooMany > 0 ? `${tooMany} 个相似问超出每个问题 ${KNOWLEDGE_MAX_SIMILAR_QUESTIONS} 个的上限，已跳过` : '',
+  ]
+    .filter(Boolean)
+    .join('；');
+  return { segments: pairs, notice };
 }
 
 function csvRows(bytes: Buffer): string[][] {
@@ -193,18 +257,22 @@ async function docxText(bytes: Buffer): Promise<string> {
 
 /**
  * Turns a stored document into segments. Throws ParseError with a user-facing reason when the
- * file cannot be indexed; never returns a partial result.
+ * file cannot be indexed; never returns a partial result (a pair file's skipped rows and similar
+ * questions are named in the notice).
  */
 export async function parseDocument(
   fileType: KnowledgeFileType,
   bytes: Buffer,
   settings: { chunkSize: number; chunkOverlap: number },
   onProgress: (fraction: number) => Promise<void> = async () => {},
-): Promise<ParsedSegment[]> {
-  const chunks = (text: string) => {
+): Promise<ParsedDocument> {
+  const chunks = (text: string): ParsedDocument => {
     const pieces = chunkText(text, settings.chunkSize, settings.chunkOverlap);
     if (pieces.length === 0) throw new ParseError('文档中没有可提取的文字');
-    return pieces.map((content) => ({ content, question: null, answer: null }));
+    return {
+      segments: pieces.map((content) => ({ content, question: null, answer: null, similarQuestions: [] })),
+      notice: '',
+    };
   };
   switch (fileType) {
     case 'csv':

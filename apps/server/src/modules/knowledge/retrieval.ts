@@ -37,15 +37,47 @@ const FALLBACK_SAMPLE = 200;
 /** Above this many embedded segments the vector side only re-scores the full-text candidates. */
 const MAX_VECTOR_SCAN = 5000;
 
-function coverage(terms: QueryTerm[], present: Set<string>): number {
+/** The weighted share of the query's terms that `present` says a text contains. */
+function coverage(terms: QueryTerm[], present: (term: string) => boolean): number {
   let total = 0;
   let matched = 0;
   for (const { term, weight, alternatives } of terms) {
     total += weight;
-    if (present.has(term)) matched += weight;
-    else if (alternatives.some((a) => present.has(a))) matched += SYNONYM_CREDIT * weight;
+    if (present(term)) matched += weight;
+    else if (alternatives.some(present)) matched += SYNONYM_CREDIT * weight;
   }
   return total === 0 ? 0 : matched / total;
+}
+
+/**
+ * The most coverage() can be for a text: a term found as a substring. Every index term of a text
+ * is a substring of it, lower-cased, so a phrasing whose bound is no better than the best
+ * coverage so far is skipped without segmenting it.
+ */
+function coverageBound(terms: QueryTerm[], text: string): number {
+  const lower = text.toLowerCase();
+  return coverage(terms, (term) => lower.includes(term));
+}
+
+/**
+ * The share of the query found within one phrasing of a pair's question: the question itself or
+ * any of its similar questions, whichever covers most. Only candidates are scored, in process.
+ */
+function questionCoverage(terms: QueryTerm[], phrasings: string[]): number {
+  let best = 0;
+  const bounded = phrasings
+    .map((text) => ({ text, bound: coverageBound(terms, text) }))
+    .sort((a, b) => b.bound - a.bound);
+  for (const { text, bound } of bounded) {
+    if (bound <= best) break;
+    const present = new Set(indexTerms(text).split(' '));
+    best = Math.max(
+      best,
+      coverage(terms, (term) => present.has(term)),
+    );
+    if (best >= 1) break;
+  }
+  return best;
 }
 
 /** Quoted lexemes OR-ed together; quoting keeps to_tsquery from reading operators in user text. */
@@ -105,9 +137,13 @@ function cosine(a: number[], b: number[]): number {
  * the weighted share of the query's key terms that the segment contains (1 = every key term).
  * Words weigh by length (1.5 for three characters or more, 1 for two, 0.5 for one) and each
  * character of a multi-character word 0.25, so a paraphrase that shares only characters
- * (装 / 安装) still scores, but well below one that shares the words. For a question-answer pair half of it is that share within the question alone, because a
- * caller's question paraphrases a question far more often than it quotes an answer. A threshold
- * of 0.3 thus asks for roughly a third of what the caller said to be found in the segment.
+ * (装 / 安装) still scores, but well below one that shares the words. A pair's terms include
+ * those of its similar questions (相似问). For a question-answer pair half of the score is that
+ * share over the whole pair, and half the share within one phrasing of the question alone (the
+ * question or one of its similar questions, whichever covers most), because a caller's question
+ * paraphrases a question far more often than it quotes an answer; a similar question thus counts
+ * exactly as the question would. Either half is at most 1, so the score stays within 0..1. A
+ * threshold of 0.3 thus asks for roughly a third of what the caller said to be found in the segment.
  * In hybrid mode the score is the mean of that lexical score and the cosine similarity.
  */
 export async function retrieve(db: Database, options: RetrieveOptions): Promise<RetrieveResult> {
@@ -136,6 +172,7 @@ export async function retrieve(db: Database, options: RetrieveOptions): Promise<
     content: knowledgeSegments.content,
     question: knowledgeSegments.question,
     answer: knowledgeSegments.answer,
+    similarQuestions: knowledgeSegments.similarQuestions,
     terms: knowledgeSegments.terms,
   };
   type Row = {
@@ -146,6 +183,7 @@ export async function retrieve(db: Database, options: RetrieveOptions): Promise<
     content: string;
     question: string | null;
     answer: string | null;
+    similarQuestions: string[];
     terms: string;
     embedding?: number[] | null;
   };
@@ -201,9 +239,10 @@ export async function retrieve(db: Database, options: RetrieveOptions): Promise<
   }
 
   const lexical = (row: Row) => {
-    const all = coverage(words, new Set(row.terms.split(' ')));
+    const present = new Set(row.terms.split(' '));
+    const all = coverage(words, (term) => present.has(term));
     if (row.question === null) return all;
-    return 0.5 * all + 0.5 * coverage(words, new Set(indexTerms(row.question).split(' ')));
+    return 0.5 * all + 0.5 * questionCoverage(words, [row.question, ...row.similarQuestions]);
   };
 
   const candidates = new Map<string, { row: Row; lexical: number; order: number }>();

@@ -55,6 +55,14 @@ export function indexTerms(text: string): string {
   return [...words, ...charsOf(words)].join(' ');
 }
 
+/**
+ * A segment's `terms`: those of its content and, for a pair, of its similar questions, so a caller
+ * who asks the way a similar question does finds the pair through the full-text index.
+ */
+export function segmentTerms(content: string, similarQuestions: readonly string[] = []): string {
+  return indexTerms([content, ...similarQuestions].join('\n'));
+}
+
 export interface QueryTerm {
   term: string;
   /** How much finding it counts towards a segment's score; longer words are more specific. */

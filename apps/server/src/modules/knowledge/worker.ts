@@ -5,7 +5,7 @@ import type { Database } from '../../db/client';
 import { knowledgeBases, knowledgeDocuments, knowledgeSegments } from '../../db/schema';
 import type { Embedder } from './embedder';
 import { ParseError, parseDocument } from './parse';
-import { indexTerms } from './text';
+import { segmentTerms } from './text';
 
 /** How long a claim holds; progress updates extend it, so only a dead worker lets it run out. */
 export const LEASE_SECONDS = 60;
@@ -114,7 +114,7 @@ async function index(db: Database, job: { id: string; attempts: number }, option
   await report(5, true);
   const parsed = await parseDocument(doc.fileType, doc.content, doc, (fraction) => report(5 + fraction * 55));
   await report(60, true);
-  const rows = parsed.map((segment, index) => ({
+  const rows = parsed.segments.map((segment, index) => ({
     id: randomUUID(),
     projectId: doc.projectId,
     knowledgeBaseId: doc.knowledgeBaseId,
@@ -124,7 +124,8 @@ async function index(db: Database, job: { id: string; attempts: number }, option
     content: segment.content,
     question: segment.question,
     answer: segment.answer,
-    terms: indexTerms(segment.content),
+    similarQuestions: segment.similarQuestions,
+    terms: segmentTerms(segment.content, segment.similarQuestions),
     embedding: null as number[] | null,
   }));
   await report(70, true);
@@ -159,7 +160,8 @@ async function index(db: Database, job: { id: string; attempts: number }, option
       .set({
         status: 'ready',
         progress: 100,
-        error: '',
+        // What the import skipped, if anything: shown with the ready document as a warning.
+        error: parsed.notice,
         segmentCount: rows.length,
         leaseUntil: null,
         updatedAt: new Date(),

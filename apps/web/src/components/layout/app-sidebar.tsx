@@ -50,7 +50,10 @@ function SidebarUser({ collapsed }: { collapsed: boolean }) {
         <button
           type="button"
           aria-label={`用户菜单：${name}`}
-          className="flex w-full min-w-0 cursor-pointer items-center gap-2 rounded-md p-2 text-left hover:bg-gray-100"
+          className={cn(
+            'flex w-full min-w-0 cursor-pointer items-center gap-2 rounded-md text-left hover:bg-gray-100',
+            collapsed ? 'justify-center p-1' : 'p-2',
+          )}
         >
           <Avatar name={name} />
           {!collapsed && (
@@ -84,7 +87,8 @@ export function AppSidebar({
       className="flex h-full w-full flex-col gap-2 overflow-hidden bg-white py-3"
       style={{ maxWidth: collapsed ? 64 : 240 }}
     >
-      <div className={cn('flex items-center gap-1 px-3', collapsed ? 'flex-col' : 'justify-between')}>
+      {/* Collapsed, the spec's 4% minimum can be narrower than 64 px: paddings shrink so nothing is cut. */}
+      <div className={cn('flex items-center gap-1', collapsed ? 'flex-col px-1' : 'justify-between px-3')}>
         <SidebarLogo collapsed={collapsed} />
         <Tooltip>
           <TooltipTrigger asChild>
@@ -97,7 +101,10 @@ export function AppSidebar({
           <TooltipContent side="right">{toggleLabel}</TooltipContent>
         </Tooltip>
       </div>
-      <nav aria-label="主导航" className="flex min-h-0 flex-1 flex-col gap-3 overflow-y-auto px-2">
+      <nav
+        aria-label="主导航"
+        className={cn('flex min-h-0 flex-1 flex-col gap-3 overflow-y-auto', collapsed ? 'px-1' : 'px-2')}
+      >
         {navGroups.map((group) => (
           <div key={group.title || 'main'} className="flex flex-col gap-1">
             {group.title && !collapsed && <p className="px-2 text-xs text-gray-400">{group.title}</p>}
@@ -127,7 +134,7 @@ export function AppSidebar({
           </div>
         ))}
       </nav>
-      <div className="px-2">
+      <div className={collapsed ? 'px-1' : 'px-2'}>
         <SidebarUser collapsed={collapsed} />
       </div>
     </aside>

@@ -2,6 +2,7 @@ import type { HitTestResult, KnowledgeDocument } from '@callpilot/contracts';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ok } from '@/test/fake-server';
+import { qaTemplateCsv } from '../utils/knowledge-files';
 import {
   makeBase,
   makeDocument,
@@ -152,6 +153,36 @@ describe('knowledge base page: documents', () => {
     await waitFor(() => expect(within(row('退换货政策.pdf')).getByText('排队中')).toBeTruthy());
     expect(within(row('退换货政策.pdf')).queryByText('PDF 文件已加密，无法读取内容')).toBeNull();
   });
+
+  it('shows what the import of a ready question-answer file skipped', async () => {
+    const notice = '1 行缺少问题或答案，已跳过；2 个相似问超过 200 个字符，已跳过';
+    server = serveKnowledge({
+      'GET /api/project/p1/balance-limit': ok(openLimits),
+      [`GET ${BASE}`]: ok(base),
+      [`GET ${BASE}/documents`]: ok(
+        paged([makeDocument({ fileName: '常见问答.csv', fileType: 'csv', kind: 'qa', error: notice })], 1),
+      ),
+    });
+    renderKnowledge('/knowledge/kb1');
+    const ready = await waitFor(() => row('常见问答.csv'));
+    expect(within(ready).getByText('可用')).toBeTruthy();
+    expect(within(ready).getByText(notice)).toBeTruthy();
+  });
+
+  it('offers a question-answer template with the optional 相似问题 column and says how to fill it', async () => {
+    server = serveKnowledge({
+      'GET /api/project/p1/balance-limit': ok(openLimits),
+      [`GET ${BASE}`]: ok(base),
+      [`GET ${BASE}/documents`]: ok(paged([], 0)),
+    });
+    renderKnowledge('/knowledge/kb1');
+    expect(await screen.findByText(/可选“相似问题”列/)).toBeTruthy();
+    const text = await qaTemplateCsv().text();
+    // Blob.text() drops the BOM that the file starts with.
+    expect(text.replace(/^\uFEFF/, '').startsWith('问题,答案,相似问题\r\n')).toBe(true);
+    // One cell, quoted, holding a similar question a line.
+    expect(text).toContain(',"几点开门\n周末营业吗\n几点下班"\r\n');
+  });
 });
 
 describe('knowledge base page: segments', () => {
@@ -166,6 +197,7 @@ describe('knowledge base page: segments', () => {
         content: '问：支持货到付款吗？\n答：支持，部分偏远地区除外。',
         question: '支持货到付款吗？',
         answer: '支持，部分偏远地区除外。',
+        similarQuestions: ['能到付吗', '收货时再付钱行吗'],
         charCount: 20,
       }),
     ];
@@ -190,6 +222,12 @@ describe('knowledge base page: segments', () => {
     expect(screen.getByText('支持货到付款吗？')).toBeTruthy();
     expect(screen.getByText('支持，部分偏远地区除外。')).toBeTruthy();
     expect(screen.getByText('共 2 条')).toBeTruthy();
+    // A pair's similar questions: counted in a tag, listed under its question.
+    const pairRow = row('支持货到付款吗？');
+    expect(within(pairRow).getByText('相似问 2')).toBeTruthy();
+    expect(within(pairRow).getByText('能到付吗')).toBeTruthy();
+    expect(within(pairRow).getByText('收货时再付钱行吗')).toBeTruthy();
+    expect(within(row('商品签收后 7 天内可无理由退货，需保持包装完好。')).queryByText(/相似问/)).toBeNull();
 
     const toggle = screen.getByRole('switch', { name: '启用分段 #1' });
     expect(toggle.getAttribute('aria-checked')).toBe('true');
@@ -212,11 +250,12 @@ describe('knowledge base page: segments', () => {
     expect(screen.getByText('共 1 条')).toBeTruthy();
   });
 
-  it('edits a question-answer pair as a pair', async () => {
+  it('edits a question-answer pair as a pair, with its similar questions one a line', async () => {
     const pair = makeSegment({
       content: '问：几点下班？\n答：六点。',
       question: '几点下班？',
       answer: '六点。',
+      similarQuestions: ['什么时候下班'],
     });
     server = serveKnowledge({
       'GET /api/project/p1/balance-limit': ok(openLimits),
@@ -232,15 +271,50 @@ describe('knowledge base page: segments', () => {
     // antd gives every generated id the same value under test, so the dialog's aria name is unreliable here.
     const dialog = await screen.findByRole('dialog');
     expect(within(dialog).getByText('编辑分段 #1')).toBeTruthy();
+    const similar = within(dialog).getByLabelText('相似问') as HTMLTextAreaElement;
+    expect(similar.value).toBe('什么时候下班');
     fireEvent.change(within(dialog).getByLabelText('答案'), { target: { value: '工作日下午六点。' } });
+    fireEvent.change(similar, {
+      target: { value: '什么时候下班\n\n  几点能走  \n什么时候下班\n下班时间' },
+    });
     fireEvent.click(within(dialog).getByRole('button', { name: '保存' }));
 
     await waitFor(() =>
       expect(server?.requests.find((r) => r.method === 'PUT')?.body).toEqual({
         question: '几点下班？',
         answer: '工作日下午六点。',
+        similarQuestions: ['什么时候下班', '几点能走', '下班时间'],
       }),
     );
+  });
+
+  it('refuses too many or too long similar questions with the contract message, before sending', async () => {
+    const pair = makeSegment({
+      content: '问：几点下班？\n答：六点。',
+      question: '几点下班？',
+      answer: '六点。',
+    });
+    server = serveKnowledge({
+      'GET /api/project/p1/balance-limit': ok(openLimits),
+      [`GET ${BASE}`]: ok(base),
+      [`GET ${BASE}/documents`]: ok(paged([makeDocument()], 1)),
+      [`GET ${BASE}/segments`]: ok(paged([pair], 1)),
+      [`PUT ${BASE}/segments/s1`]: ok(pair),
+    });
+    renderKnowledge('/knowledge/kb1?tab=segments');
+    fireEvent.click(within(await waitFor(() => row('几点下班？'))).getByRole('button', { name: '编辑' }));
+    const dialog = await screen.findByRole('dialog');
+    const similar = within(dialog).getByLabelText('相似问');
+
+    fireEvent.change(similar, {
+      target: { value: Array.from({ length: 21 }, (_, i) => `问法${i}`).join('\n') },
+    });
+    fireEvent.click(within(dialog).getByRole('button', { name: '保存' }));
+    expect(await within(dialog).findByText('相似问最多 20 个')).toBeTruthy();
+
+    fireEvent.change(similar, { target: { value: '长'.repeat(201) } });
+    expect(await within(dialog).findByText('相似问不能超过 200 个字符')).toBeTruthy();
+    expect(server.requests.some((r) => r.method === 'PUT')).toBe(false);
   });
 });
 

@@ -73,6 +73,7 @@ export function makeSegment(overrides: Partial<KnowledgeSegment> = {}): Knowledg
     content: '商品签收后 7 天内可无理由退货，需保持包装完好。',
     question: null,
     answer: null,
+    similarQuestions: [],
     enabled: true,
     charCount: 24,
     updatedAt: TIME,

@@ -7,6 +7,8 @@ export type KnowledgeSegmentUpdate = {
   content?: string;
   question?: string;
   answer?: string;
+  /** A pair's similar questions (相似问), replacing the current ones. */
+  similarQuestions?: string[];
   enabled?: boolean;
 };
 

@@ -36,6 +36,17 @@ function DocumentStatus({ document }: { document: KnowledgeDocument }) {
       </div>
     );
   }
+  if (document.error) {
+    // Ready, with a note of what the import skipped (rows, similar questions).
+    return (
+      <div className="flex flex-col items-start gap-1">
+        {tag}
+        <Tooltip title={document.error}>
+          <span className="line-clamp-2 text-xs text-[#FA8C16]">{document.error}</span>
+        </Tooltip>
+      </div>
+    );
+  }
   return tag;
 }
 

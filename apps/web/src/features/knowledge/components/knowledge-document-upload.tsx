@@ -70,7 +70,8 @@ export function KnowledgeDocumentUpload({ projectId, knowledgeBaseId }: Props) {
         </p>
       </Upload.Dragger>
       <p className="flex flex-wrap items-center gap-1 text-xs text-gray-500">
-        csv、xlsx 按问答对导入：第一行为表头“问题”“答案”，每行一对，原样保存、不会被改写。
+        csv、xlsx 按问答对导入：第一行为表头“问题”“答案”，每行一对，原样保存、不会被改写；
+        可选“相似问题”列，填写来电者的其他问法，多个用换行或 | 分隔，每个问题最多 20 个。
         <Button
           type="link"
           size="small"

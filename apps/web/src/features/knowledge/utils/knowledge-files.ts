@@ -26,13 +26,21 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
-/** The header row the server reads question-answer files by. */
+/** The header row the server reads question-answer files by; 相似问题 is optional. */
 export const QA_TEMPLATE_FILE_NAME = '问答对模板.csv';
 
 const QA_TEMPLATE_ROWS = [
-  ['问题', '答案'],
-  ['你们的营业时间是几点？', '我们的营业时间是周一至周五 9:00-18:00，节假日除外。'],
-  ['怎么申请退款？', '请在订单页面点击"申请退款"，审核通过后 3 个工作日内原路退回。'],
+  ['问题', '答案', '相似问题'],
+  [
+    '你们的营业时间是几点？',
+    '我们的营业时间是周一至周五 9:00-18:00，节假日除外。',
+    '几点开门\n周末营业吗\n几点下班',
+  ],
+  [
+    '怎么申请退款？',
+    '请在订单页面点击"申请退款"，审核通过后 3 个工作日内原路退回。',
+    '钱怎么退回来|不想要了怎么退款',
+  ],
 ];
 
 const csvCell = (value: string) => (/[",\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value);

@@ -1,0 +1,1 @@
+ALTER TABLE "knowledge_segments" ADD COLUMN "similar_questions" text[] DEFAULT '{}' NOT NULL;
