@@ -14,7 +14,7 @@ import { openFromEnv } from '../db/open';
 import { memberships, oemConfigs, outbox, projectLimits, projects, sessions, users } from '../db/schema';
 import { EnvError, parseEnv } from '../env';
 import { hashPassword } from '../modules/auth/password';
-import { revokedUser, SESSION_REVOKED_CHANNEL } from '../modules/auth/session-cache';
+import { revokedProject, revokedUser, SESSION_REVOKED_CHANNEL } from '../modules/auth/session-cache';
 import { ensureDemo } from '../modules/demo/demo.service';
 import { type OutboxEntry, outboxFile } from '../providers';
 
@@ -316,6 +316,10 @@ async function run(
             });
         }
       });
+      // Running servers keep users' project lists briefly; a disabled flag must reach them now.
+      if (Object.keys(changes).length > 0) {
+        await database.notify(SESSION_REVOKED_CHANNEL, revokedProject(project.id));
+      }
       return `project "${project.name}" (${project.id}) updated: ${JSON.stringify({ ...changes, ...limits })}`;
     }
     case 'oem:set': {

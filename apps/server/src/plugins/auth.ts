@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { DatabaseHandle } from '../db/client';
 import { unauthorized } from '../lib/errors';
-import { SESSION_REVOKED_CHANNEL, SessionCache } from '../modules/auth/session-cache';
+import { SESSION_REVOKED_CHANNEL, SessionCache, UserProjectsCache } from '../modules/auth/session-cache';
 import { findSessionUser, hashToken, type SessionUser } from '../modules/auth/sessions.service';
 
 declare module 'fastify' {
@@ -14,6 +14,8 @@ declare module 'fastify' {
     authenticate: (req: FastifyRequest, reply: FastifyReply) => Promise<void>;
     /** Ends sessions here and in every other process (see session-cache.ts for the message format). */
     revokeSessions: (message: string) => Promise<void>;
+    /** The per-process memo of users' project lists, evicted by the same messages. */
+    userProjects: UserProjectsCache;
   }
 }
 
@@ -27,14 +29,21 @@ export const bearerToken = (req: FastifyRequest): string | null => {
 export const authPlugin = fp(
   async (app: FastifyInstance, { database }: { database: DatabaseHandle }) => {
     const cache = new SessionCache();
+    const userProjects = new UserProjectsCache();
+    const revoke = (message: string) => {
+      cache.revoke(message);
+      userProjects.revoke(message);
+    };
     let unlisten: (() => Promise<void>) | undefined;
     app.addHook('onReady', async () => {
-      unlisten = await database.listen(SESSION_REVOKED_CHANNEL, (message) => cache.revoke(message));
+      unlisten = await database.listen(SESSION_REVOKED_CHANNEL, revoke);
     });
     app.addHook('onClose', async () => {
       await unlisten?.().catch(() => {});
       cache.clear();
+      userProjects.clear();
     });
+    app.decorate('userProjects', userProjects);
 
     app.decorateRequest('user', null);
     app.decorate('authenticate', async (req: FastifyRequest) => {
@@ -52,7 +61,7 @@ export const authPlugin = fp(
     });
     app.decorate('revokeSessions', async (message: string) => {
       // Evict here first, so this process's very next request already sees the revocation.
-      cache.revoke(message);
+      revoke(message);
       await database.notify(SESSION_REVOKED_CHANNEL, message);
     });
   },

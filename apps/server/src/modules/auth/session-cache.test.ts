@@ -1,9 +1,18 @@
+import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, testEnv } from '../../../test/helpers';
 import { buildApp } from '../../app';
 import type { DatabaseHandle } from '../../db/client';
+import { projects } from '../../db/schema';
 import { ensureDemo } from '../demo/demo.service';
-import { revokedToken, revokedUser, SessionCache } from './session-cache';
+import {
+  type CachedProject,
+  revokedProject,
+  revokedToken,
+  revokedUser,
+  SessionCache,
+  UserProjectsCache,
+} from './session-cache';
 import type { SessionUser } from './sessions.service';
 
 const user = (tokenHash: string, id = 'u1'): SessionUser => ({
@@ -85,5 +94,76 @@ describe('revocation across server processes', () => {
       await a.close();
       await b.close();
     }
+  });
+
+  it('a project registered or disabled elsewhere shows in the next current-user answer', async () => {
+    database = await createTestDatabase();
+    await ensureDemo(database.db, { email: 'demo@example.com', password: 'demo-pass-1' });
+    const a = await buildApp({ database, env: testEnv(), logger: false });
+    const b = await buildApp({ database, env: testEnv(), logger: false });
+    await Promise.all([a.ready(), b.ready()]);
+    try {
+      const login = await a.inject({
+        method: 'POST',
+        url: '/auth/login',
+        payload: { email: 'demo@example.com', password: 'demo-pass-1' },
+      });
+      const headers = { authorization: `Bearer ${login.json().data.token}` };
+      const projectsOf = async (app: typeof a) =>
+        (await app.inject({ method: 'GET', url: '/api/user/current', headers })).json().data.projects as {
+          name: string;
+          disabled: boolean;
+        }[];
+      expect(await projectsOf(b)).toHaveLength(1);
+
+      const created = await a.inject({
+        method: 'PUT',
+        url: '/api/project/register',
+        headers,
+        payload: { name: '第二个项目', company: '示例公司', industry: '教育' },
+      });
+      expect(created.statusCode).toBe(200);
+      await expect
+        .poll(async () => (await projectsOf(b)).map((p) => p.name), { timeout: 5000 })
+        .toContain('第二个项目');
+
+      // An operator disables it (the admin CLI writes, then notifies).
+      const id = created.json().data.id as string;
+      await database.db.update(projects).set({ disabled: true }).where(eq(projects.id, id));
+      await database.notify('session_revoked', revokedProject(id));
+      await expect
+        .poll(async () => (await projectsOf(b)).find((p) => p.name === '第二个项目')?.disabled, {
+          timeout: 5000,
+        })
+        .toBe(true);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+});
+
+describe('UserProjectsCache', () => {
+  const project = (id: string): CachedProject => ({
+    id,
+    name: id,
+    company: '',
+    industry: '',
+    disabled: false,
+    role: 'owner',
+  });
+
+  it('expires, and is revoked by user or by any project it holds', () => {
+    const cache = new UserProjectsCache(1000);
+    cache.set('u1', [project('p1'), project('p2')], 0);
+    cache.set('u2', [project('p3')], 0);
+    expect(cache.get('u1', 999)).toHaveLength(2);
+    expect(cache.get('u1', 1000)).toBeUndefined();
+    cache.set('u1', [project('p1'), project('p2')], 0);
+    cache.revoke(revokedProject('p2'));
+    expect(cache.get('u1', 1)).toBeUndefined();
+    expect(cache.get('u2', 1)).toHaveLength(1);
+    cache.revoke(revokedUser('u2'));
+    expect(cache.get('u2', 1)).toBeUndefined();
   });
 });

@@ -53,3 +53,63 @@ export class SessionCache {
     this.entries.clear();
   }
 }
+
+/** A project's name, flags or members changed: every cached project list that holds it is stale. */
+export const revokedProject = (projectId: string) => `project:${projectId}`;
+
+export interface CachedProject {
+  id: string;
+  name: string;
+  company: string;
+  industry: string;
+  disabled: boolean;
+  role: 'owner' | 'admin' | 'member';
+}
+
+/**
+ * The projects of a user, as /api/user/current answers them: the console asks on every page load,
+ * so a short per-process memo spares the join. It travels with the session revocations:
+ * `user:<id>` (profile, membership or password changes) and `project:<id>` (a project changed,
+ * e.g. disabled by an operator) evict it in every process.
+ */
+export class UserProjectsCache {
+  private readonly entries = new Map<string, { projects: CachedProject[]; until: number }>();
+
+  constructor(
+    private readonly ttlMs = 30_000,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  get(userId: string, now = Date.now()): CachedProject[] | undefined {
+    const hit = this.entries.get(userId);
+    if (!hit) return undefined;
+    if (hit.until <= now) {
+      this.entries.delete(userId);
+      return undefined;
+    }
+    return hit.projects;
+  }
+
+  set(userId: string, projects: CachedProject[], now = Date.now()) {
+    if (this.entries.size >= this.maxEntries) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+    this.entries.set(userId, { projects, until: now + this.ttlMs });
+  }
+
+  revoke(message: string) {
+    if (message.startsWith('user:')) {
+      this.entries.delete(message.slice('user:'.length));
+    } else if (message.startsWith('project:')) {
+      const projectId = message.slice('project:'.length);
+      for (const [userId, entry] of this.entries) {
+        if (entry.projects.some((project) => project.id === projectId)) this.entries.delete(userId);
+      }
+    }
+  }
+
+  clear() {
+    this.entries.clear();
+  }
+}

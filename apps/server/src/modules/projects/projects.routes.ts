@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { ok } from '../../lib/reply';
 import { requireUser } from '../../plugins/auth';
 import { requireProject } from '../../plugins/project-access';
+import { revokedUser } from '../auth/session-cache';
 import type { ModuleOptions } from '../index';
 import { createProject, getBalance, getBalanceLimit, listMembers } from './projects.service';
 
@@ -35,7 +36,13 @@ export const projectsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, 
       },
       onRequest: app.authenticate,
     },
-    async (req) => ok(await createProject(db, requireUser(req).id, req.body)),
+    async (req) => {
+      const userId = requireUser(req).id;
+      const project = await createProject(db, userId, req.body);
+      // The user's cached project list (in every process) must now include it.
+      await app.revokeSessions(revokedUser(userId));
+      return ok(project);
+    },
   );
 
   // The console loads balance and limits before anything else, so a disabled project must

@@ -44,7 +44,7 @@ export const usersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { d
         },
         onRequest: app.authenticate,
       },
-      async (req) => ok(await getCurrentUser(db, requireUser(req))),
+      async (req) => ok(await getCurrentUser(db, requireUser(req), app.userProjects)),
     );
   }
 

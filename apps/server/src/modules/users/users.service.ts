@@ -2,11 +2,34 @@ import type { CurrentUser } from '@callpilot/contracts';
 import { asc, eq } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { memberships, projects, users } from '../../db/schema';
+import type { CachedProject, UserProjectsCache } from '../auth/session-cache';
 import type { SessionUser } from '../auth/sessions.service';
 
 /** The spec's user-store: the first project (the oldest membership) is the current one. */
-export async function getCurrentUser(db: Database, user: SessionUser): Promise<CurrentUser> {
-  const rows = await db
+export async function getCurrentUser(
+  db: Database,
+  user: SessionUser,
+  cache?: UserProjectsCache,
+): Promise<CurrentUser> {
+  let rows = cache?.get(user.id);
+  if (!rows) {
+    rows = await loadProjects(db, user.id);
+    // Set on a miss only: a TTL that slid on every hit would never bound a missed revocation.
+    cache?.set(user.id, rows);
+  }
+  const first = rows[0];
+  return {
+    isOwnerOrAdmin: first !== undefined && (first.role === 'owner' || first.role === 'admin'),
+    id: user.id,
+    email: user.email,
+    displayName: user.displayName,
+    profile: user.profile,
+    projects: rows,
+  };
+}
+
+function loadProjects(db: Database, userId: string): Promise<CachedProject[]> {
+  return db
     .select({
       id: projects.id,
       name: projects.name,
@@ -17,17 +40,8 @@ export async function getCurrentUser(db: Database, user: SessionUser): Promise<C
     })
     .from(memberships)
     .innerJoin(projects, eq(projects.id, memberships.projectId))
-    .where(eq(memberships.userId, user.id))
+    .where(eq(memberships.userId, userId))
     .orderBy(asc(memberships.createdAt), asc(projects.id));
-  const first = rows[0];
-  return {
-    isOwnerOrAdmin: first !== undefined && (first.role === 'owner' || first.role === 'admin'),
-    id: user.id,
-    email: user.email,
-    displayName: user.displayName,
-    profile: user.profile,
-    projects: rows,
-  };
 }
 
 export async function updateProfile(
