@@ -48,12 +48,16 @@ export const projects = pgTable('projects', {
   createdAt: createdAt(),
 });
 
+/** The owning project; a project's data goes with it. */
+const projectRef = () =>
+  text('project_id')
+    .notNull()
+    .references(() => projects.id, { onDelete: 'cascade' });
+
 export const memberships = pgTable(
   'memberships',
   {
-    projectId: text('project_id')
-      .notNull()
-      .references(() => projects.id, { onDelete: 'cascade' }),
+    projectId: projectRef(),
     userId: text('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
@@ -201,9 +205,7 @@ export const llmProviders = pgTable(
   'llm_providers',
   {
     id: text('id').primaryKey(),
-    projectId: text('project_id')
-      .notNull()
-      .references(() => projects.id, { onDelete: 'cascade' }),
+    projectId: projectRef(),
     name: text('name').notNull(),
     baseUrl: text('base_url').notNull(),
     model: text('model').notNull(),
@@ -225,9 +227,7 @@ export const assistants = pgTable(
   'assistants',
   {
     id: text('id').primaryKey(),
-    projectId: text('project_id')
-      .notNull()
-      .references(() => projects.id, { onDelete: 'cascade' }),
+    projectId: projectRef(),
     name: text('name').notNull(),
     description: text('description').notNull().default(''),
     use: text('use', { enum: ['outbound', 'inbound', 'both'] }).notNull(),
@@ -254,9 +254,7 @@ export const assistantVersions = pgTable(
       .notNull()
       .references(() => assistants.id, { onDelete: 'cascade' }),
     version: integer('version').notNull(),
-    projectId: text('project_id')
-      .notNull()
-      .references(() => projects.id, { onDelete: 'cascade' }),
+    projectId: projectRef(),
     name: text('name').notNull(),
     use: text('use', { enum: ['outbound', 'inbound', 'both'] }).notNull(),
     config: jsonb('config').notNull(),
@@ -273,9 +271,7 @@ export const assistantVersions = pgTable(
 export const doNotCall = pgTable(
   'do_not_call',
   {
-    projectId: text('project_id')
-      .notNull()
-      .references(() => projects.id, { onDelete: 'cascade' }),
+    projectId: projectRef(),
     phone: text('phone').notNull(),
     reason: text('reason').notNull().default(''),
     source: text('source', { enum: ['opt_out', 'manual', 'import'] }).notNull(),
@@ -288,9 +284,7 @@ export const knowledgeBases = pgTable(
   'knowledge_bases',
   {
     id: text('id').primaryKey(),
-    projectId: text('project_id')
-      .notNull()
-      .references(() => projects.id, { onDelete: 'cascade' }),
+    projectId: projectRef(),
     name: text('name').notNull(),
     description: text('description').notNull().default(''),
     chunkSize: integer('chunk_size').notNull().default(500),
@@ -309,9 +303,7 @@ export const knowledgeDocuments = pgTable(
   'knowledge_documents',
   {
     id: text('id').primaryKey(),
-    projectId: text('project_id')
-      .notNull()
-      .references(() => projects.id, { onDelete: 'cascade' }),
+    projectId: projectRef(),
     knowledgeBaseId: text('knowledge_base_id')
       .notNull()
       .references(() => knowledgeBases.id, { onDelete: 'cascade' }),
@@ -346,9 +338,7 @@ export const knowledgeSegments = pgTable(
   'knowledge_segments',
   {
     id: text('id').primaryKey(),
-    projectId: text('project_id')
-      .notNull()
-      .references(() => projects.id, { onDelete: 'cascade' }),
+    projectId: projectRef(),
     knowledgeBaseId: text('knowledge_base_id')
       .notNull()
       .references(() => knowledgeBases.id, { onDelete: 'cascade' }),

@@ -67,20 +67,24 @@ describe('revocation across server processes', () => {
     database = undefined;
   });
 
-  it('a logout in one process ends the session in another that had it cached', async () => {
+  /** Two apps on one database stand for two API processes behind a load balancer; logged in on the first. */
+  async function twoProcessesLoggedIn() {
     database = await createTestDatabase();
     await ensureDemo(database.db, { email: 'demo@example.com', password: 'demo-pass-1' });
-    // Two apps on one database stand for two API processes behind a load balancer.
     const a = await buildApp({ database, env: testEnv(), logger: false });
     const b = await buildApp({ database, env: testEnv(), logger: false });
     await Promise.all([a.ready(), b.ready()]);
+    const login = await a.inject({
+      method: 'POST',
+      url: '/auth/login',
+      payload: { email: 'demo@example.com', password: 'demo-pass-1' },
+    });
+    return { a, b, headers: { authorization: `Bearer ${login.json().data.token}` } };
+  }
+
+  it('a logout in one process ends the session in another that had it cached', async () => {
+    const { a, b, headers } = await twoProcessesLoggedIn();
     try {
-      const login = await a.inject({
-        method: 'POST',
-        url: '/auth/login',
-        payload: { email: 'demo@example.com', password: 'demo-pass-1' },
-      });
-      const headers = { authorization: `Bearer ${login.json().data.token}` };
       expect((await b.inject({ method: 'GET', url: '/api/user/current', headers })).statusCode).toBe(200);
 
       expect((await a.inject({ method: 'GET', url: '/auth/logout', headers })).statusCode).toBe(200);
@@ -97,18 +101,8 @@ describe('revocation across server processes', () => {
   });
 
   it('a project registered or disabled elsewhere shows in the next current-user answer', async () => {
-    database = await createTestDatabase();
-    await ensureDemo(database.db, { email: 'demo@example.com', password: 'demo-pass-1' });
-    const a = await buildApp({ database, env: testEnv(), logger: false });
-    const b = await buildApp({ database, env: testEnv(), logger: false });
-    await Promise.all([a.ready(), b.ready()]);
+    const { a, b, headers } = await twoProcessesLoggedIn();
     try {
-      const login = await a.inject({
-        method: 'POST',
-        url: '/auth/login',
-        payload: { email: 'demo@example.com', password: 'demo-pass-1' },
-      });
-      const headers = { authorization: `Bearer ${login.json().data.token}` };
       const projectsOf = async (app: typeof a) =>
         (await app.inject({ method: 'GET', url: '/api/user/current', headers })).json().data.projects as {
           name: string;
@@ -129,8 +123,8 @@ describe('revocation across server processes', () => {
 
       // An operator disables it (the admin CLI writes, then notifies).
       const id = created.json().data.id as string;
-      await database.db.update(projects).set({ disabled: true }).where(eq(projects.id, id));
-      await database.notify('session_revoked', revokedProject(id));
+      await database!.db.update(projects).set({ disabled: true }).where(eq(projects.id, id));
+      await database!.notify('session_revoked', revokedProject(id));
       await expect
         .poll(async () => (await projectsOf(b)).find((p) => p.name === '第二个项目')?.disabled, {
           timeout: 5000,
