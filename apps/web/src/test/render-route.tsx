@@ -1,7 +1,8 @@
 import { render } from '@testing-library/react';
 import type { ReactNode } from 'react';
-import { createMemoryRouter, RouterProvider } from 'react-router';
+import { createMemoryRouter, type RouteObject, RouterProvider } from 'react-router';
 import { AppProvider } from '@/app/provider';
+import { routes } from '@/app/router';
 import { setRequestNavigator } from '@/lib/request';
 
 /**
@@ -17,6 +18,20 @@ export function renderRoute(
     [page, ...others.map((path) => ({ path, element: <p>{`page ${path}`}</p> }))],
     { initialEntries: [entry] },
   );
+  setRequestNavigator((to) => {
+    void router.navigate(to);
+  });
+  render(
+    <AppProvider>
+      <RouterProvider router={router} />
+    </AppProvider>,
+  );
+  return router;
+}
+
+/** The whole console (every route, lazy pages included) at `entry`, as the browser would load it. */
+export function renderApp(entry: string, appRoutes: RouteObject[] = routes) {
+  const router = createMemoryRouter(appRoutes, { initialEntries: [entry] });
   setRequestNavigator((to) => {
     void router.navigate(to);
   });

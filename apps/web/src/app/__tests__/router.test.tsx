@@ -1,9 +1,8 @@
-import { render, screen } from '@testing-library/react';
-import { createMemoryRouter, type NonIndexRouteObject, RouterProvider } from 'react-router';
+import { screen } from '@testing-library/react';
+import type { NonIndexRouteObject } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { setRequestNavigator } from '@/lib/request';
 import { failure, ok, startFakeServer } from '@/test/fake-server';
-import { AppProvider } from '../provider';
+import { renderApp } from '@/test/render-route';
 import { routes } from '../router';
 
 const currentUser = {
@@ -28,19 +27,6 @@ afterEach(() => {
   server = undefined;
   window.history.replaceState(null, '', '/');
 });
-
-function renderApp(entry: string, appRoutes = routes) {
-  const router = createMemoryRouter(appRoutes, { initialEntries: [entry] });
-  setRequestNavigator((to) => {
-    void router.navigate(to);
-  });
-  render(
-    <AppProvider>
-      <RouterProvider router={router} />
-    </AppProvider>,
-  );
-  return router;
-}
 
 describe('router', () => {
   it('sends an unknown path to / and on to the dashboard, showing 加载中... meanwhile', async () => {

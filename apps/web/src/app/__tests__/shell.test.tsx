@@ -1,13 +1,10 @@
-import { fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { createMemoryRouter, RouterProvider } from 'react-router';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resetOemInfoLoad } from '@/lib/api/get-oem-info';
-import { setRequestNavigator } from '@/lib/request';
 import { useHistoryStore } from '@/stores/local-values';
 import { useOemStore } from '@/stores/oem-store';
 import { type FakeReply, ok, startFakeServer } from '@/test/fake-server';
-import { AppProvider } from '../provider';
-import { routes } from '../router';
+import { renderApp } from '@/test/render-route';
 
 const baseUser = {
   isOwnerOrAdmin: true,
@@ -50,19 +47,6 @@ function serve(
     if (request.url.endsWith('/balance-limit')) return ok(balanceLimit);
     return ok(null);
   });
-}
-
-function renderApp(entry: string) {
-  const router = createMemoryRouter(routes, { initialEntries: [entry] });
-  setRequestNavigator((to) => {
-    void router.navigate(to);
-  });
-  render(
-    <AppProvider>
-      <RouterProvider router={router} />
-    </AppProvider>,
-  );
-  return router;
 }
 
 describe('shell', () => {
