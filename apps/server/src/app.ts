@@ -5,7 +5,6 @@ import Fastify, { type FastifyReply, type FastifyServerOptions } from 'fastify';
 import {
   jsonSchemaTransform,
   jsonSchemaTransformObject,
-  serializerCompiler,
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
@@ -15,6 +14,7 @@ import type { Env } from './env';
 import { codeForStatus, statusText } from './lib/errors';
 import { defaultWebDist } from './lib/paths';
 import { fail } from './lib/reply';
+import { createSerializerCompiler } from './lib/serializer';
 import { modules } from './modules/index';
 import { authPlugin } from './plugins/auth';
 import { registerConsole } from './plugins/console';
@@ -71,7 +71,7 @@ export async function buildApp({ database, env, logger, version = '0.0.0', provi
     bodyLimit: 1024 * 1024,
     requestIdHeader: 'x-request-id',
     // Host names reach 253 characters; the schema, not the router, should refuse longer ones.
-    maxParamLength: 300,
+    routerOptions: { maxParamLength: 300 },
     // Router-level refusals (overlong or malformed path parameters) answer in the envelope too.
     frameworkErrors: (err, _req, reply) => {
       const status = err.statusCode ?? 400;
@@ -89,7 +89,7 @@ export async function buildApp({ database, env, logger, version = '0.0.0', provi
     return parseJson(req, body as string, done);
   });
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(createSerializerCompiler({ verify: env.NODE_ENV !== 'production' }));
   registerErrorHandling(app);
 
   await app.register(fastifyCompress, { threshold: 1024 });
