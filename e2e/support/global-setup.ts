@@ -103,7 +103,14 @@ export default async function setup(project: TestProject) {
     server = await startServer(
       // Vitest sets NODE_ENV=test, and `npm start` builds a stale console with it: vite then bundles
       // React's development build, which would be tested here and left in apps/web/dist for others.
-      { NODE_ENV: 'production', DATA_DIR: dataDir, DEMO_PASSWORD, SALES_PHONE },
+      {
+        NODE_ENV: 'production',
+        DATA_DIR: dataDir,
+        DEMO_PASSWORD,
+        SALES_PHONE,
+        // The simulated carrier's clock runs 20× real time, so a 模拟通话 ends within seconds.
+        SIM_TIME_SCALE: '20',
+      },
       { command: 'npm-start', timeoutMs: 180_000 },
     );
     forwarder = await forwardLoopback(OEM_HOST, server.port);

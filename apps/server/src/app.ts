@@ -10,6 +10,7 @@ import {
 } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { DatabaseHandle } from './db/client';
+import type { Clock } from './engine/clock';
 import type { Env } from './env';
 import { codeForStatus, statusText } from './lib/errors';
 import { defaultWebDist } from './lib/paths';
@@ -39,6 +40,8 @@ export interface BuildAppOptions {
   version?: string;
   /** Senders to use instead of those the environment names (tests capture messages this way). */
   providers?: Partial<Providers>;
+  /** The call engine's clock (tests pass a simulated one so calls take no real time). */
+  clock?: Clock;
 }
 
 /** Query parameters that carry one-time codes or reset tokens (verify_code, /forget-password links). */
@@ -60,7 +63,14 @@ const baseLogger = (env: Env) => ({
 });
 
 /** Builds the whole HTTP application without listening, so tests drive it through `inject`. */
-export async function buildApp({ database, env, logger, version = '0.0.0', providers }: BuildAppOptions) {
+export async function buildApp({
+  database,
+  env,
+  logger,
+  version = '0.0.0',
+  providers,
+  clock,
+}: BuildAppOptions) {
   const app = Fastify({
     // A caller's logger options (a test's capture stream) keep the redaction below.
     logger:
@@ -115,7 +125,7 @@ export async function buildApp({ database, env, logger, version = '0.0.0', provi
   await app.register(authPlugin, { database });
   await app.register(projectAccessPlugin, { db: database.db });
   for (const mod of modules) {
-    await app.register(mod, { db: database.db, database, env, version });
+    await app.register(mod, { db: database.db, database, env, version, clock });
   }
   await registerConsole(app, env.WEB_DIST ?? defaultWebDist());
   return app;

@@ -87,6 +87,18 @@ export const envSchema = z.object({
   OIDC_CLIENT_ID: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
   OIDC_CLIENT_SECRET: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
   OIDC_NAME: z.preprocess(emptyAsUndefined, z.string().min(1).max(40).default('企业账号')),
+  /**
+   * How much faster than real time the simulated carrier runs (ring, speech, silence). 1 is
+   * real time, which is what a test call in the console should feel like; tests use more.
+   */
+  SIM_TIME_SCALE: z.preprocess(
+    emptyAsUndefined,
+    z.coerce
+      .number({ error: 'must be a number between 1 and 1000' })
+      .min(1, { error: 'must be a number between 1 and 1000' })
+      .max(1000, { error: 'must be a number between 1 and 1000' })
+      .default(1),
+  ),
   APP_SECRET: z.preprocess(
     emptyAsUndefined,
     z.string().min(32, { error: 'must be at least 32 characters (e.g. openssl rand -hex 32)' }).optional(),

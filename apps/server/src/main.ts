@@ -65,6 +65,10 @@ async function main() {
   process.on('SIGINT', () => shutdown('SIGINT'));
 
   await app.listen({ port: env.PORT, host: env.HOST });
+  if (env.demoEnabled) {
+    // In the background: the console is usable at once, and the call list fills within seconds.
+    app.calls.ensureDemoCalls(env.demoEmail).catch((err) => app.log.warn({ err }, 'demo calls failed'));
+  }
 }
 
 main().catch((err) => {

@@ -62,7 +62,11 @@ export function testEnv(overrides: Record<string, string> = {}): Env {
  * `emails` / `sms`, so tests read codes the way a user would, from the message.
  */
 export async function createTestApp(
-  options: { env?: Record<string, string>; logger?: Parameters<typeof buildApp>[0]['logger'] } = {},
+  options: {
+    env?: Record<string, string>;
+    logger?: Parameters<typeof buildApp>[0]['logger'];
+    clock?: Parameters<typeof buildApp>[0]['clock'];
+  } = {},
 ) {
   const database = await createTestDatabase();
   const capture = captureProviders();
@@ -71,6 +75,7 @@ export async function createTestApp(
     env: testEnv(options.env),
     logger: options.logger ?? false,
     providers: capture.providers,
+    clock: options.clock,
   });
   app.addHook('onClose', () => database.close());
   return { app, database, db: database.db, emails: capture.emails, sms: capture.sms };

@@ -365,3 +365,214 @@ export const knowledgeSegments = pgTable(
     index('knowledge_segments_terms_idx').using('gin', t.termsVector),
   ],
 );
+
+/**
+ * One row per call, inbound or outbound, from the first dial to the end of its analysis.
+ * Numbers, names and the assistant's name are snapshots: the record stays readable after a
+ * contact, task or assistant is deleted.
+ */
+export const calls = pgTable(
+  'calls',
+  {
+    id: text('id').primaryKey(),
+    projectId: projectRef(),
+    direction: text('direction', { enum: ['outbound', 'inbound'] }).notNull(),
+    callerNumber: text('caller_number').notNull(),
+    calleeNumber: text('callee_number').notNull(),
+    /** Outbound tasks arrive with issue 7; no foreign key until their table exists. */
+    taskId: text('task_id'),
+    taskName: text('task_name'),
+    contactId: text('contact_id'),
+    contactName: text('contact_name'),
+    assistantId: text('assistant_id').references(() => assistants.id, { onDelete: 'set null' }),
+    assistantName: text('assistant_name').notNull().default(''),
+    /** null when a test call ran the unpublished draft. */
+    assistantVersion: integer('assistant_version'),
+    status: text('status', { enum: ['ringing', 'in_progress', 'ended'] }).notNull(),
+    endReason: text('end_reason', {
+      enum: [
+        'completed',
+        'callee_hangup',
+        'opt_out',
+        'transferred',
+        'silence',
+        'max_duration',
+        'voicemail',
+        'busy',
+        'no_answer',
+        'powered_off',
+        'vacant',
+        'rejected',
+        'failed',
+        'interrupted',
+      ],
+    }),
+    hangupBy: text('hangup_by', { enum: ['assistant', 'callee', 'system'] }),
+    persona: text('persona'),
+    startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
+    answeredAt: timestamp('answered_at', { withTimezone: true }),
+    endedAt: timestamp('ended_at', { withTimezone: true }),
+    talkSeconds: integer('talk_seconds').notNull().default(0),
+    turnCount: integer('turn_count').notNull().default(0),
+    machineGrade: text('machine_grade', { enum: ['A', 'B', 'C', 'D'] }),
+    humanGrade: text('human_grade', { enum: ['A', 'B', 'C', 'D'] }),
+    /** human ?? machine, kept as a column so the grade filter uses an index. */
+    intentGrade: text('intent_grade', { enum: ['A', 'B', 'C', 'D'] }),
+    humanGradedBy: text('human_graded_by').references(() => users.id, { onDelete: 'set null' }),
+    humanGradedAt: timestamp('human_graded_at', { withTimezone: true }),
+    gradeReason: text('grade_reason').notNull().default(''),
+    analysisBy: text('analysis_by', { enum: ['llm', 'rules'] }),
+    summary: text('summary').notNull().default(''),
+    fields: jsonb('fields').notNull().default({}),
+    tags: text('tags').array().notNull().default([]),
+    variables: jsonb('variables').notNull().default({}),
+    transferNumber: text('transfer_number'),
+    transferredAt: timestamp('transferred_at', { withTimezone: true }),
+    recording: text('recording', { enum: ['none', 'pending', 'ready', 'failed'] })
+      .notNull()
+      .default('none'),
+    /** Key in the recording store (DATA_DIR/recordings on disk). */
+    recordingKey: text('recording_key'),
+    recordingDurationMs: integer('recording_duration_ms'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('calls_project_started_idx').on(t.projectId, t.startedAt),
+    index('calls_project_reason_started_idx').on(t.projectId, t.endReason, t.startedAt),
+    index('calls_project_grade_started_idx').on(t.projectId, t.intentGrade, t.startedAt),
+    index('calls_task_idx').on(t.taskId),
+    index('calls_recording_pending_idx').on(t.recording),
+  ],
+);
+
+/** The transcript: what each side said, when (offsets from answer), and what it cost. */
+export const callTurns = pgTable(
+  'call_turns',
+  {
+    callId: text('call_id')
+      .notNull()
+      .references(() => calls.id, { onDelete: 'cascade' }),
+    index: integer('index').notNull(),
+    speaker: text('speaker', { enum: ['assistant', 'callee'] }).notNull(),
+    text: text('text').notNull(),
+    dtmf: text('dtmf'),
+    startMs: integer('start_ms').notNull(),
+    endMs: integer('end_ms').notNull(),
+    interrupted: boolean('interrupted').notNull().default(false),
+    latency: jsonb('latency'),
+    segments: jsonb('segments').notNull().default([]),
+  },
+  (t) => [primaryKey({ columns: [t.callId, t.index] })],
+);
+
+/** 外显号码: numbers the project may present to callees (its trunk's DIDs). */
+export const projectNumbers = pgTable(
+  'project_numbers',
+  {
+    projectId: projectRef(),
+    number: text('number').notNull(),
+    label: text('label').notNull().default(''),
+    enabled: boolean('enabled').notNull().default(true),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.number] })],
+);
+
+/** An outbound call task (呼出任务): settings are the contracts' TaskSettings, validated on write. */
+export const callTasks = pgTable(
+  'call_tasks',
+  {
+    id: text('id').primaryKey(),
+    projectId: projectRef(),
+    name: text('name').notNull(),
+    state: text('state', { enum: ['draft', 'pending', 'running', 'paused', 'completed', 'stopped'] })
+      .notNull()
+      .default('draft'),
+    assistantId: text('assistant_id').references(() => assistants.id, { onDelete: 'set null' }),
+    assistantName: text('assistant_name').notNull().default(''),
+    /** Frozen when the task starts; calls run this version. */
+    assistantVersion: integer('assistant_version'),
+    settings: jsonb('settings').notNull(),
+    createdBy: text('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    startedAt: timestamp('started_at', { withTimezone: true }),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+    deletedAt: timestamp('deleted_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('call_tasks_project_idx').on(t.projectId, t.createdAt),
+    index('call_tasks_state_idx').on(t.state),
+  ],
+);
+
+/**
+ * The people a task calls. The dialer claims due rows with FOR UPDATE SKIP LOCKED and a lease;
+ * `attempts` counts calls started, so a crash can never let a contact be called more often than
+ * its rules allow.
+ */
+export const taskContacts = pgTable(
+  'task_contacts',
+  {
+    id: text('id').primaryKey(),
+    taskId: text('task_id')
+      .notNull()
+      .references(() => callTasks.id, { onDelete: 'cascade' }),
+    projectId: projectRef(),
+    /** Normalised: 11-digit mobile, or a landline with its area code (0xx...). */
+    phone: text('phone').notNull(),
+    name: text('name').notNull().default(''),
+    variables: jsonb('variables').notNull().default({}),
+    rowNumber: integer('row_number'),
+    status: text('status', { enum: ['pending', 'dialing', 'retry', 'done', 'failed', 'skipped'] })
+      .notNull()
+      .default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
+    leaseOwner: text('lease_owner'),
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    lastCallId: text('last_call_id'),
+    lastEndReason: text('last_end_reason'),
+    skipReason: text('skip_reason'),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('task_contacts_task_phone_idx').on(t.taskId, t.phone),
+    index('task_contacts_due_idx').on(t.taskId, t.status, t.nextAttemptAt),
+    index('task_contacts_lease_idx').on(t.status, t.leaseUntil),
+  ],
+);
+
+/** An uploaded (or pasted) contact file, kept until committed so the column mapping can change. */
+export const taskImports = pgTable('task_imports', {
+  id: text('id').primaryKey(),
+  projectId: projectRef(),
+  taskId: text('task_id')
+    .notNull()
+    .references(() => callTasks.id, { onDelete: 'cascade' }),
+  fileName: text('file_name').notNull(),
+  content: bytea('content').notNull(),
+  committedAt: timestamp('committed_at', { withTimezone: true }),
+  createdAt: createdAt(),
+});
+
+/** Rows an import refused, with why: counted in the preview and downloadable. */
+export const taskImportRejects = pgTable(
+  'task_import_rejects',
+  {
+    importId: text('import_id')
+      .notNull()
+      .references(() => taskImports.id, { onDelete: 'cascade' }),
+    taskId: text('task_id')
+      .notNull()
+      .references(() => callTasks.id, { onDelete: 'cascade' }),
+    rowNumber: integer('row_number').notNull(),
+    kind: text('kind', { enum: ['invalid', 'duplicate', 'do_not_call'] }).notNull(),
+    phone: text('phone').notNull(),
+    name: text('name').notNull().default(''),
+    raw: text('raw').notNull().default(''),
+  },
+  (t) => [
+    primaryKey({ columns: [t.importId, t.rowNumber] }),
+    index('task_import_rejects_task_idx').on(t.taskId),
+  ],
+);

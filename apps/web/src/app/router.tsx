@@ -14,7 +14,9 @@ const sectionPages: Record<SectionKey, LazyPage> = {
   dashboard: async () => ({
     Component: (await import('@/features/dashboard/pages/dashboard-page')).DashboardPage,
   }),
-  callRecord: async () => ({ Component: (await import('./pages/call-record-page')).CallRecordPage }),
+  callRecord: async () => ({
+    Component: (await import('@/features/call-record/pages/call-record-section')).CallRecordSection,
+  }),
   callTask: async () => ({ Component: (await import('./pages/call-task-page')).CallTaskPage }),
   ivr: async () => ({ Component: (await import('./pages/ivr-page')).IvrPage }),
   assistant: async () => ({

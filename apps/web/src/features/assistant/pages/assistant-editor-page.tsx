@@ -15,6 +15,7 @@ import { useRollbackAssistantVersion } from '../api/rollback-assistant-version';
 import { useUpdateAssistant } from '../api/update-assistant';
 import { type AssistantEditorDialog, AssistantEditorDialogs } from '../components/assistant-dialogs';
 import { AssistantEditorForm } from '../components/assistant-editor-form';
+import { AssistantTestCall } from '../components/assistant-test-call';
 import { AssistantTestChat } from '../components/assistant-test-chat';
 import { useUnsavedChangesGuard } from '../hooks/use-unsaved-changes-guard';
 import { type AssistantFormValues, emptyAssistantForm, toFormValues } from '../utils/assistant-format';
@@ -62,6 +63,7 @@ function AssistantEditor({ assistant }: { assistant: AssistantDetail | undefined
   const [dirty, setDirty] = useState(false);
   const [dialog, setDialog] = useState<AssistantEditorDialog>(null);
   const [chatOpen, setChatOpen] = useState(true);
+  const [testCallOpen, setTestCallOpen] = useState(false);
   const guard = useUnsavedChangesGuard(dirty);
   const create = useCreateAssistant(projectId);
   const update = useUpdateAssistant(projectId);
@@ -150,6 +152,9 @@ function AssistantEditor({ assistant }: { assistant: AssistantDetail | undefined
           <Button onClick={() => setChatOpen((open) => !open)} disabled={!assistant}>
             {chatOpen ? '收起测试' : '测试对话'}
           </Button>
+          <Button onClick={() => setTestCallOpen(true)} disabled={!assistant}>
+            模拟通话
+          </Button>
         </Space>
       </header>
       {!assistant && <FeatureUnavailableAlert feature="assistant" />}
@@ -187,6 +192,16 @@ function AssistantEditor({ assistant }: { assistant: AssistantDetail | undefined
         )}
       </div>
       {guard.prompt}
+      {assistant && (
+        <AssistantTestCall
+          key={assistant.updatedAt}
+          open={testCallOpen}
+          onClose={() => setTestCallOpen(false)}
+          projectId={projectId}
+          assistant={assistant}
+          dirty={dirty}
+        />
+      )}
       {assistant && (
         <AssistantEditorDialogs
           dialog={dialog}

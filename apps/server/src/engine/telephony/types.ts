@@ -1,0 +1,84 @@
+import type { CallDirection, SimPersona } from '@callpilot/contracts';
+
+/** Carrier outcomes of a call nobody answered (the contracts' end reasons of the same names). */
+export type UnansweredOutcome = 'busy' | 'no_answer' | 'powered_off' | 'vacant' | 'rejected' | 'failed';
+
+export interface OriginateRequest {
+  callId: string;
+  from: string;
+  to: string;
+  /** Simulated carrier only: who picks up. Other adapters ignore it. */
+  persona?: SimPersona;
+  /** Simulated carrier only: what a question-asking callee asks (e.g. the assistant's FAQ questions). */
+  questions?: readonly string[];
+  /** Give up ringing after this long (no_answer). */
+  ringTimeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export type OriginateResult =
+  | { answered: true; leg: CallLeg; ringMs: number }
+  | { answered: false; outcome: UnansweredOutcome; ringMs: number; detail?: string };
+
+/** What the far end said (recognised speech) or pressed (DTMF) in one turn. */
+export interface Utterance {
+  text: string;
+  dtmf: string | null;
+  /** Clock times of the callee's speech. */
+  startedAt: number;
+  endedAt: number;
+  /** Time the recogniser took after the callee stopped speaking. */
+  recognitionMs: number;
+}
+
+export interface PlayResult {
+  /** The callee spoke over the line and it stopped early (only when interruptible). */
+  interrupted: boolean;
+  /** How much of the line was played. */
+  playedMs: number;
+  /** Clock times the line started and stopped playing. */
+  startedAt: number;
+  endedAt: number;
+  /** Time spent synthesising the line before it started playing, when the leg knows it (0 on the sim). */
+  synthesisMs?: number;
+}
+
+export type LegEndBy = 'remote' | 'local';
+
+/**
+ * One answered call. Session code talks to this and nothing else, so a SIP or media-stream leg
+ * can replace the simulated one without changing it.
+ */
+export interface CallLeg {
+  readonly id: string;
+  readonly direction: CallDirection;
+  readonly from: string;
+  readonly to: string;
+  /** Clock time the far end answered. */
+  readonly answeredAt: number;
+  /** Answering-machine detection: the far end is a voicemail box, not a person. */
+  readonly isVoicemail: boolean;
+  /**
+   * Speaks a line (the leg synthesises or passes text on, whatever it carries). Resolves when
+   * it finished, was interrupted (barge-in, when `interruptible`), or the call ended.
+   */
+  say(text: string, options: { interruptible: boolean; speed?: number }): Promise<PlayResult>;
+  /** Waits for the callee's next utterance; null after `timeoutMs` of silence or when the call ended. */
+  listen(options: { timeoutMs: number }): Promise<Utterance | null>;
+  sendDtmf(digits: string): Promise<void>;
+  /** Bridges the callee to a human at `number`; resolves when the transfer leg was set up or failed. */
+  transfer(number: string): Promise<{ ok: boolean; detail?: string }>;
+  hangup(): Promise<void>;
+  /** Set once the call is over; `by` says which side ended it. */
+  readonly ended: { by: LegEndBy; at: number } | null;
+  /** Resolves when the call ends, whichever side ends it. */
+  readonly whenEnded: Promise<{ by: LegEndBy; at: number }>;
+}
+
+export interface TelephonyAdapter {
+  readonly kind: 'sim' | 'sip';
+  originate(request: OriginateRequest): Promise<OriginateResult>;
+  /** Registers the handler of inbound calls; returns the unregister function. */
+  onInbound(handler: (leg: CallLeg) => void): () => void;
+  close(): Promise<void>;
+}

@@ -1,0 +1,65 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTestApp, loginAs } from '../../../test/helpers';
+import { ensureDemo } from '../demo/demo.service';
+import { demoCallCount, findDemoProject } from './demo-calls';
+
+let t: Awaited<ReturnType<typeof createTestApp>> | undefined;
+let dataDir: string | undefined;
+afterEach(async () => {
+  await t?.app.close();
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  t = undefined;
+});
+
+describe('demo call history', () => {
+  it('runs 200 calls of the real engine over the last 30 days, and resumes an interrupted seeding', async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'demo-calls-'));
+    t = await createTestApp({ env: { DATA_DIR: dataDir } });
+    await t.app.ready();
+    await ensureDemo(t.db, { email: 'demo@example.com', password: 'demo-password' });
+    const demo = (await findDemoProject(t.db, 'demo@example.com'))!;
+    const made = await t.app.calls.ensureDemoCalls('demo@example.com');
+    expect(made).toBe(200);
+    expect(await t.app.calls.ensureDemoCalls('demo@example.com')).toBe(0);
+
+    const headers = await loginAs(t.app, 'demo@example.com', 'demo-password');
+    const list = async (query: string) =>
+      (
+        await t!.app.inject({
+          method: 'GET',
+          url: `/api/project/${demo.projectId}/calls?pageSize=100&${query}`,
+          headers,
+        })
+      ).json().data;
+    const all = await list('');
+    expect(all.total).toBe(200);
+    const now = Date.now();
+    const starts = all.items.map((c: { startedAt: string }) => Date.parse(c.startedAt));
+    expect(Math.min(...starts)).toBeGreaterThan(now - 31 * 24 * 3600_000);
+    expect(Math.max(...starts)).toBeLessThan(now);
+    // A realistic spread: answered conversations of every grade and unanswered outcomes.
+    const reasons = new Set<string>();
+    const grades = new Set<string>();
+    for (let page = 1; page <= 2; page++) {
+      for (const c of (await list(`page=${page}`)).items) {
+        reasons.add(c.endReason);
+        if (c.intentGrade) grades.add(c.intentGrade);
+      }
+    }
+    expect(reasons.size).toBeGreaterThanOrEqual(6);
+    expect(grades.size).toBeGreaterThanOrEqual(3);
+    expect(reasons.has('completed')).toBe(true);
+    const lastWeek = await list(`from=${new Date(now - 7 * 24 * 3600_000).toISOString()}`);
+    expect(lastWeek.total).toBeGreaterThan(20);
+    expect(lastWeek.total).toBeLessThan(200);
+
+    // An interrupted seeding (calls lost) is completed on the next start, without duplicates.
+    await t.db.execute(`delete from calls where id like 'demo-19%'`);
+    expect(await demoCallCount(t.db, demo.projectId)).toBe(190);
+    expect(await t.app.calls.ensureDemoCalls('demo@example.com')).toBe(10);
+    expect(await demoCallCount(t.db, demo.projectId)).toBe(200);
+  }, 120_000);
+});

@@ -1,0 +1,142 @@
+import { and, count, eq, like } from 'drizzle-orm';
+import type { Database } from '../../db/client';
+import { calls, knowledgeDocuments, memberships, projects, users } from '../../db/schema';
+import { VirtualClock } from '../../engine/clock';
+import { Random } from '../../engine/telephony/sim/random';
+import { createSimCarrier } from '../../engine/telephony/sim/sim-carrier';
+import { DEMO_PROJECT_NAME } from '../demo/demo.service';
+import {
+  type CallRunnerDeps,
+  knowledgeQuestions,
+  loadAssistantForCall,
+  placeCall,
+  SIM_CALLER_NUMBER,
+} from './call-runner';
+
+export const DEMO_CALL_COUNT = 200;
+export const DEMO_CALL_DAYS = 30;
+const DAY_MS = 24 * 3600 * 1000;
+const CHINA_OFFSET_MS = 8 * 3600 * 1000;
+
+const SURNAMES = '王李张刘陈杨黄赵吴周徐孙马朱胡郭何林罗高';
+const MOBILE_PREFIXES = ['138', '139', '136', '135', '150', '151', '158', '186', '187', '177', '189', '199'];
+
+/** Deterministic per project and index, so an interrupted seeding resumes without duplicates. */
+export const demoCallId = (projectId: string, index: number) =>
+  `demo-${String(index).padStart(3, '0')}-${projectId}`;
+
+/** A weekday working-hours moment `daysAgo` days back, in China time, never in the last hour. */
+function demoStart(rng: Random, now: number): number {
+  for (;;) {
+    const daysAgo = rng.int(0, DEMO_CALL_DAYS - 1);
+    const chinaMidnight = Math.floor((now + CHINA_OFFSET_MS) / DAY_MS) * DAY_MS - CHINA_OFFSET_MS;
+    const day = chinaMidnight - daysAgo * DAY_MS;
+    const weekday = new Date(day + CHINA_OFFSET_MS).getUTCDay();
+    // Operations teams call on Saturdays too, but less.
+    if (weekday === 0 || (weekday === 6 && rng.chance(0.6))) continue;
+    const at = day + rng.int(9 * 60, 20 * 60 + 30) * 60_000 + rng.int(0, 59_999);
+    if (at < now - 3600_000) return at;
+  }
+}
+
+function demoVariables(rng: Random, names: string[]): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const name of names) {
+    if (/姓名|称呼|客户/.test(name)) {
+      values[name] = `${SURNAMES[rng.int(0, SURNAMES.length - 1)]}${rng.chance(0.5) ? '先生' : '女士'}`;
+    } else if (/公司/.test(name)) values[name] = '星河宽带';
+    else if (/产品|套餐/.test(name)) values[name] = '星河千兆宽带';
+  }
+  return values;
+}
+
+/**
+ * The demo project's call history: calls over the last 30 days produced by the real engine on the
+ * simulated carrier, each on its own simulated clock set to when it "happened". Recordings are
+ * mixed afterwards by the runtime's recording worker.
+ */
+export async function seedDemoCalls(
+  deps: Omit<CallRunnerDeps, 'clock' | 'carrier'>,
+  projectId: string,
+  assistantId: string,
+  options: { count?: number; now?: number; shouldStop?: () => boolean } = {},
+): Promise<number> {
+  const { db } = deps;
+  const total = options.count ?? DEMO_CALL_COUNT;
+  const now = options.now ?? Date.now();
+  const assistant = await loadAssistantForCall(db, projectId, assistantId, undefined);
+  const questions = await knowledgeQuestions(db, assistant.config, 40);
+  const existing = new Set(
+    (
+      await db
+        .select({ id: calls.id })
+        .from(calls)
+        .where(and(eq(calls.projectId, projectId), like(calls.id, 'demo-%')))
+    ).map((r) => r.id),
+  );
+  let made = 0;
+  for (let index = 0; index < total; index++) {
+    const callId = demoCallId(projectId, index);
+    if (existing.has(callId)) continue;
+    if (options.shouldStop?.()) break;
+    const rng = new Random(`demo:${index}`);
+    const clock = new VirtualClock({ startAt: demoStart(rng, now) });
+    const carrier = createSimCarrier({ clock, seed: `demo:${index}`, questions });
+    const stop = clock.autoAdvance();
+    try {
+      await placeCall(
+        { ...deps, clock, carrier },
+        {
+          projectId,
+          assistantId,
+          callId,
+          callerNumber: SIM_CALLER_NUMBER,
+          calleeNumber: `${rng.pick(MOBILE_PREFIXES)}${String(rng.int(0, 99_999_999)).padStart(8, '0')}`,
+          variables: demoVariables(
+            rng,
+            assistant.config.variables.map((v) => v.name),
+          ),
+        },
+        assistant,
+      );
+      made++;
+    } finally {
+      stop();
+      await carrier.close();
+    }
+  }
+  return made;
+}
+
+/** The demo user's demo project and its published assistant, when they exist. */
+export async function findDemoProject(db: Database, email: string) {
+  const [row] = await db
+    .select({ projectId: projects.id })
+    .from(users)
+    .innerJoin(memberships, and(eq(memberships.userId, users.id), eq(memberships.role, 'owner')))
+    .innerJoin(projects, eq(projects.id, memberships.projectId))
+    .where(and(eq(users.email, email.toLowerCase()), eq(projects.name, DEMO_PROJECT_NAME)))
+    .limit(1);
+  return row ?? null;
+}
+
+export async function demoCallCount(db: Database, projectId: string): Promise<number> {
+  const [row] = await db
+    .select({ n: count() })
+    .from(calls)
+    .where(and(eq(calls.projectId, projectId), like(calls.id, 'demo-%')));
+  return row?.n ?? 0;
+}
+
+/** Waits (up to `timeoutMs`) for the project's documents to be indexed, so demo callees get answers. */
+export async function knowledgeSettled(db: Database, projectId: string, timeoutMs = 60_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const pending = await db
+      .select({ status: knowledgeDocuments.status })
+      .from(knowledgeDocuments)
+      .where(eq(knowledgeDocuments.projectId, projectId));
+    if (pending.every((d) => d.status === 'ready' || d.status === 'failed')) return;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}

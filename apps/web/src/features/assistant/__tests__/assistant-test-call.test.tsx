@@ -1,0 +1,149 @@
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type StreamGate, sseChunks, startFakeFetch } from '@/test/fake-fetch';
+import { ok } from '@/test/fake-server';
+import { detail, renderAssistant, serveAssistant, signIn } from './assistant-fixtures';
+
+let server: ReturnType<typeof serveAssistant> | undefined;
+afterEach(() => {
+  server?.stop();
+  server = undefined;
+});
+beforeEach(signIn);
+
+const call = {
+  id: 'c9',
+  direction: 'outbound',
+  callerNumber: '02100000001',
+  calleeNumber: '13800000009',
+  taskId: null,
+  taskName: null,
+  contactId: null,
+  contactName: null,
+  assistantId: 'a1',
+  assistantName: '课程回访小助手',
+  assistantVersion: 2,
+  status: 'ended',
+  endReason: 'completed',
+  hangupBy: 'assistant',
+  startedAt: '2026-03-01T02:00:00.000Z',
+  answeredAt: '2026-03-01T02:00:03.000Z',
+  endedAt: '2026-03-01T02:00:40.000Z',
+  talkSeconds: 37,
+  turnCount: 2,
+  intentGrade: null,
+  machineGrade: null,
+  humanGrade: null,
+  tags: [],
+  summary: '',
+  recording: 'pending',
+  persona: 'hesitant',
+} as const;
+
+const turn = (index: number, speaker: 'assistant' | 'callee', text: string) => ({
+  index,
+  speaker,
+  text,
+  dtmf: null,
+  startMs: index * 4000,
+  endMs: index * 4000 + 3000,
+  interrupted: false,
+  latency: null,
+  segments: [],
+});
+
+function never(): StreamGate {
+  return new Promise<void>(() => {});
+}
+
+describe('assistant test call (模拟通话)', () => {
+  it('starts a simulated call and shows it live until the analysis arrives', async () => {
+    let releaseEnd: () => void = () => {};
+    const endGate = new Promise<void>((resolve) => {
+      releaseEnd = resolve;
+    });
+    const fetches = startFakeFetch((request) => {
+      if (request.url.startsWith('/api/project/p1/calls/events')) {
+        return {
+          status: 200,
+          chunks: [
+            ...sseChunks([
+              { type: 'answered', callId: 'c9', answeredAt: '2026-03-01T02:00:03.000Z' },
+              { type: 'turn', callId: 'c9', turn: turn(0, 'assistant', '您好张先生，我是示例教育的小李。') },
+              { type: 'turn', callId: 'c9', turn: turn(1, 'callee', '我再考虑一下吧。') },
+            ]),
+            endGate,
+            ...sseChunks([
+              { type: 'ended', call },
+              {
+                type: 'updated',
+                call: { ...call, intentGrade: 'B', machineGrade: 'B', summary: '客户犹豫，需要再跟进。' },
+              },
+            ]),
+            never(),
+          ],
+        };
+      }
+      // The editor's test chat opens too; it stays silent here.
+      return { status: 200, chunks: [never()] };
+    });
+    server = serveAssistant({
+      'GET /api/project/p1/assistants/a1': ok(detail()),
+      'GET /api/project/p1/assistants/a1/versions': ok([]),
+      'POST /api/project/p1/calls/test': ok({ callId: 'c9' }),
+      'GET /api/project/p1/calls/c9': ok({
+        ...call,
+        status: 'ringing',
+        endReason: null,
+        recording: 'none',
+        turns: [],
+        analysisBy: null,
+        gradeReason: '',
+        fields: {},
+        humanGradedBy: null,
+        humanGradedAt: null,
+        transferNumber: null,
+        transferredAt: null,
+        variables: {},
+        recordingDurationMs: null,
+      }),
+    });
+    renderAssistant('/assistant/edit?id=a1');
+
+    fireEvent.click(await screen.findByRole('button', { name: '模拟通话' }));
+    const dialog = await screen.findByRole('dialog', { name: '模拟通话' });
+    fireEvent.mouseDown(within(dialog).getByLabelText('模拟客户'));
+    fireEvent.click(await screen.findByTitle('犹豫的客户'));
+    fireEvent.change(within(dialog).getByLabelText('被叫号码'), { target: { value: '13800000009' } });
+    fireEvent.change(within(dialog).getByLabelText('变量 客户姓名'), { target: { value: '李女士' } });
+    fireEvent.click(within(dialog).getByRole('button', { name: '开始模拟' }));
+
+    const transcript = await within(dialog).findByRole('list', { name: '模拟通话内容' });
+    expect(await within(transcript).findByText('我再考虑一下吧。')).toBeTruthy();
+    expect(within(transcript).getByText('您好张先生，我是示例教育的小李。')).toBeTruthy();
+    expect(within(dialog).getByText('通话中')).toBeTruthy();
+    expect(server.requests.find((request) => request.method === 'POST')?.body).toEqual({
+      assistantId: 'a1',
+      persona: 'hesitant',
+      calleeNumber: '13800000009',
+      variables: { 客户姓名: '李女士', 产品名称: '少儿编程课' },
+    });
+    const stream = fetches.requests.find((request) => request.url.includes('/calls/events'));
+    expect(stream?.url).toBe('/api/project/p1/calls/events?callId=c9');
+    expect(stream?.headers.get('authorization')).toBe('Bearer tok-1');
+
+    releaseEnd();
+
+    expect(await within(dialog).findByText('已结束：正常结束')).toBeTruthy();
+    expect(await within(dialog).findByText('B 可能有意向')).toBeTruthy();
+    expect(within(dialog).getByText('客户犹豫，需要再跟进。')).toBeTruthy();
+    expect(within(dialog).getByRole('link', { name: '查看通话记录' }).getAttribute('href')).toBe(
+      '/call-record/detail/c9',
+    );
+
+    fireEvent.click(within(dialog).getByRole('button', { name: '停止跟踪' }));
+    await waitFor(() =>
+      expect(within(dialog).getByRole('button', { name: '停止跟踪' }).hasAttribute('disabled')).toBe(true),
+    );
+  });
+});

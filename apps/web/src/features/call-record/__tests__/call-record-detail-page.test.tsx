@@ -1,0 +1,225 @@
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { useQueryCacheStore } from '@/stores/query-cache-store';
+import { sseChunks } from '@/test/fake-fetch';
+import { ok } from '@/test/fake-server';
+import {
+  CALLS,
+  gate,
+  makeDetail,
+  makeTurn,
+  renderCallRecord,
+  serveCalls,
+  serveEvents,
+  signIn,
+} from './call-record-fixtures';
+
+type Listener = (...args: unknown[]) => void;
+
+// wavesurfer draws on a canvas and decodes audio, neither of which jsdom has; the stand-in records
+// what the page asks of the player and lets a test fire its events.
+const surfers = vi.hoisted(() => {
+  const created: {
+    url: string;
+    setTime: ReturnType<typeof vi.fn>;
+    play: ReturnType<typeof vi.fn>;
+    emit: (name: string, ...args: unknown[]) => void;
+  }[] = [];
+  return { created };
+});
+
+vi.mock('wavesurfer.js', () => ({
+  default: {
+    create: (options: { url: string }) => {
+      const listeners = new Map<string, Listener[]>();
+      const emit = (name: string, ...args: unknown[]) => {
+        for (const listener of listeners.get(name) ?? []) listener(...args);
+      };
+      const surfer = {
+        url: options.url,
+        setTime: vi.fn(),
+        play: vi.fn(async () => emit('play')),
+        emit,
+        on: (name: string, listener: Listener) => {
+          listeners.set(name, [...(listeners.get(name) ?? []), listener]);
+          return () => {};
+        },
+        playPause: vi.fn(),
+        destroy: vi.fn(),
+      };
+      surfers.created.push(surfer);
+      return surfer;
+    },
+  },
+}));
+
+let server: ReturnType<typeof serveCalls> | undefined;
+
+beforeEach(() => {
+  signIn();
+  surfers.created.length = 0;
+  useQueryCacheStore.setState({
+    callRecordQueryCache: null,
+    callTaskQueryCache: null,
+    callDetailBackUrl: null,
+  });
+  serveEvents(() => ({ status: 200, chunks: [gate().promise] }));
+});
+afterEach(() => {
+  server?.stop();
+  server = undefined;
+});
+
+const common = {
+  [`GET ${CALLS}/tags`]: ok(['高意向']),
+  [`GET ${CALLS}/c1/recording-url`]: ok({
+    url: 'https://rec.example/c1.wav?sig=x',
+    expiresAt: '2026-03-01T02:10:00.000Z',
+  }),
+  [`GET ${CALLS}/c1/neighbors`]: ok({ previousId: null, nextId: 'c2' }),
+};
+
+const transcript = () => screen.getByRole('list', { name: '对话记录' });
+
+describe('call record detail', () => {
+  it('shows the facts and the transcript, and plays from the turn clicked', async () => {
+    server = serveCalls({ ...common, [`GET ${CALLS}/c1`]: ok(makeDetail()) });
+    renderCallRecord('/call-record/detail/c1');
+
+    expect(
+      await within(await screen.findByRole('list', { name: '对话记录' })).findByText('学费多少钱？'),
+    ).toBeTruthy();
+    const facts = screen.getByRole('region', { name: '通话信息' });
+    expect(within(facts).getByText('课程回访小助手（v2）')).toBeTruthy();
+    expect(within(facts).getByText('小助手挂断')).toBeTruthy();
+    expect(within(facts).getByText('02:05')).toBeTruthy();
+    expect(within(transcript()).getByText('按键：1')).toBeTruthy();
+    expect(within(transcript()).getByText('合计 1150 ms')).toBeTruthy();
+    expect(within(transcript()).getByText('引用知识（1）')).toBeTruthy();
+    expect(screen.getByText('客户主动询问价格并约试听')).toBeTruthy();
+    expect(screen.getByText('少儿编程课')).toBeTruthy();
+
+    await waitFor(() => expect(surfers.created).toHaveLength(1));
+    const surfer = surfers.created[0]!;
+    expect(surfer.url).toBe('https://rec.example/c1.wav?sig=x');
+
+    fireEvent.click(within(transcript()).getByText('学费多少钱？'));
+    expect(surfer.setTime).toHaveBeenCalledWith(5);
+    expect(surfer.play).toHaveBeenCalled();
+
+    // Playback reaching 10.5 s is inside the third turn (10–14 s): it is the one highlighted.
+    act(() => surfer.emit('timeupdate', 10.5));
+    const current = within(transcript())
+      .getAllByRole('listitem')
+      .filter((item) => item.getAttribute('aria-current') === 'true');
+    expect(current).toHaveLength(1);
+    expect(within(current[0]!).getByText('学费是 2980 元，可以分 3 期付款。')).toBeTruthy();
+  });
+
+  it('re-grades by hand and shows who did it', async () => {
+    server = serveCalls({
+      ...common,
+      [`GET ${CALLS}/c1`]: ok(makeDetail()),
+      [`PUT ${CALLS}/c1/grade`]: ok(
+        makeDetail({
+          intentGrade: 'C',
+          humanGrade: 'C',
+          humanGradedBy: '王小明',
+          humanGradedAt: '2026-03-01T03:00:00.000Z',
+        }),
+      ),
+    });
+    renderCallRecord('/call-record/detail/c1');
+    await screen.findByText('客户主动询问价格并约试听');
+
+    fireEvent.mouseDown(screen.getByLabelText('人工评级'));
+    fireEvent.click(await screen.findByTitle('C 无明确意向'));
+
+    expect(await screen.findByText(/王小明 于 .* 复核/)).toBeTruthy();
+    expect(server.requests.find((request) => request.method === 'PUT')?.body).toEqual({ grade: 'C' });
+  });
+
+  it('walks to the next call of the cached list and goes back to it', async () => {
+    useQueryCacheStore.getState().setCallDetailBackUrl('/call-record/list?from=menu');
+    useQueryCacheStore.getState().setQueryCache(
+      'callRecordQueryCache',
+      JSON.stringify({
+        filters: {
+          direction: 'inbound',
+          endReason: ['busy'],
+          intentGrade: [],
+          tags: [],
+          sort: 'talkSeconds',
+          order: 'asc',
+        },
+        page: 2,
+        timestamp: Date.now(),
+      }),
+    );
+    server = serveCalls({
+      ...common,
+      [`GET ${CALLS}/c1`]: ok(makeDetail()),
+      [`GET ${CALLS}/c2`]: ok(makeDetail({ id: 'c2', calleeNumber: '13900000002', recording: 'none' })),
+      [`GET ${CALLS}/c2/neighbors`]: ok({ previousId: 'c1', nextId: null }),
+    });
+    const router = renderCallRecord('/call-record/detail/c1');
+    await screen.findByText('13800000001');
+    const next = await screen.findByRole('button', { name: '下一条' });
+    await waitFor(() => expect(next.hasAttribute('disabled')).toBe(false));
+    expect(screen.getByRole('button', { name: '上一条' }).hasAttribute('disabled')).toBe(true);
+    expect(
+      server.requests.find((request) => request.url === `${CALLS}/c1/neighbors`)?.config.params,
+    ).toMatchObject({
+      direction: 'inbound',
+      endReason: 'busy',
+      sort: 'talkSeconds',
+      order: 'asc',
+    });
+
+    fireEvent.click(next);
+
+    expect(await screen.findByText('13900000002')).toBeTruthy();
+    expect(router.state.location.pathname).toBe('/call-record/detail/c2');
+    expect(screen.getByText('无录音（未接通）')).toBeTruthy();
+    await waitFor(() =>
+      expect(screen.getByRole('button', { name: '上一条' }).hasAttribute('disabled')).toBe(false),
+    );
+    expect(screen.getByRole('button', { name: '下一条' }).hasAttribute('disabled')).toBe(true);
+
+    fireEvent.click(screen.getByRole('button', { name: '返回' }));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/call-record/list'));
+    expect(router.state.location.search).toBe('?from=menu&back=1');
+  });
+
+  it('follows a call in progress: turns appear as they are spoken', async () => {
+    const release = gate();
+    serveEvents(() => ({
+      status: 200,
+      chunks: [
+        release.promise,
+        ...sseChunks([
+          { type: 'turn', callId: 'c1', turn: makeTurn({ index: 1, text: '你们在哪里上课？' }) },
+        ]),
+        gate().promise,
+      ],
+    }));
+    server = serveCalls({
+      ...common,
+      [`GET ${CALLS}/c1`]: ok(
+        makeDetail({
+          status: 'in_progress',
+          endReason: null,
+          recording: 'pending',
+          turns: [makeTurn({ index: 0, text: '您好' })],
+        }),
+      ),
+    });
+    renderCallRecord('/call-record/detail/c1');
+    expect(await screen.findByText('通话进行中，结束后可收听录音。')).toBeTruthy();
+    expect(within(transcript()).getByText('您好')).toBeTruthy();
+
+    release.open();
+
+    expect(await within(transcript()).findByText('你们在哪里上课？')).toBeTruthy();
+  });
+});

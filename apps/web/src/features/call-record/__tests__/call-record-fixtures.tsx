@@ -1,0 +1,162 @@
+import type { CallDetail, CallSummary, CallTurn } from '@callpilot/contracts';
+import { render } from '@testing-library/react';
+import { createMemoryRouter, RouterProvider } from 'react-router';
+import { AppProvider } from '@/app/provider';
+import { setRequestNavigator } from '@/lib/request';
+import { useUserStore } from '@/stores/user-store';
+import { type FakeFetchReply, type RecordedFetch, type StreamGate, startFakeFetch } from '@/test/fake-fetch';
+import { type FakeReply, failure, type RecordedRequest, startFakeServer } from '@/test/fake-server';
+import { routeKey } from '@/test/render-route';
+import { CallRecordSection } from '../pages/call-record-section';
+
+export const CALLS = '/api/project/p1/calls';
+
+export function signIn() {
+  localStorage.setItem('token', 'tok-1');
+  useUserStore.getState().setUserInfo({
+    isOwnerOrAdmin: true,
+    id: 'u1',
+    email: 'owner@example.com',
+    displayName: '王小明',
+    profile: '',
+    projects: [{ id: 'p1', disabled: false, name: '华东外呼项目' }],
+  });
+}
+
+export function makeCall(overrides: Partial<CallSummary> = {}): CallSummary {
+  return {
+    id: 'c1',
+    direction: 'outbound',
+    callerNumber: '02100000001',
+    calleeNumber: '13800000001',
+    taskId: null,
+    taskName: null,
+    contactId: null,
+    contactName: null,
+    assistantId: 'a1',
+    assistantName: '课程回访小助手',
+    assistantVersion: 2,
+    status: 'ended',
+    endReason: 'completed',
+    hangupBy: 'assistant',
+    startedAt: '2026-03-01T02:00:00.000Z',
+    answeredAt: '2026-03-01T02:00:05.000Z',
+    endedAt: '2026-03-01T02:02:10.000Z',
+    talkSeconds: 125,
+    turnCount: 4,
+    intentGrade: 'A',
+    machineGrade: 'A',
+    humanGrade: null,
+    tags: [],
+    summary: '客户对少儿编程课感兴趣，约了周六试听。',
+    recording: 'ready',
+    persona: null,
+    ...overrides,
+  };
+}
+
+export function makeTurn(overrides: Partial<CallTurn> & Pick<CallTurn, 'index'>): CallTurn {
+  return {
+    speaker: overrides.index % 2 === 0 ? 'assistant' : 'callee',
+    text: `第${overrides.index + 1}句`,
+    dtmf: null,
+    startMs: overrides.index * 5000,
+    endMs: overrides.index * 5000 + 4000,
+    interrupted: false,
+    latency: null,
+    segments: [],
+    ...overrides,
+  };
+}
+
+export function makeDetail(overrides: Partial<CallDetail> = {}): CallDetail {
+  return {
+    ...makeCall(),
+    turns: [
+      makeTurn({ index: 0, text: '您好，我是示例教育的小李。' }),
+      makeTurn({ index: 1, text: '学费多少钱？' }),
+      makeTurn({
+        index: 2,
+        text: '学费是 2980 元，可以分 3 期付款。',
+        latency: { recognitionMs: 120, retrievalMs: 30, brainMs: 800, firstTokenMs: 300, synthesisMs: 200 },
+        segments: [
+          {
+            id: 's1',
+            knowledgeBaseId: 'kb1',
+            documentName: '课程价格.md',
+            content: '学费 2980 元',
+            score: 0.82,
+          },
+        ],
+      }),
+      makeTurn({ index: 3, text: '', dtmf: '1' }),
+    ],
+    analysisBy: 'llm',
+    gradeReason: '客户主动询问价格并约试听',
+    fields: { 意向产品: '少儿编程课' },
+    humanGradedBy: null,
+    humanGradedAt: null,
+    transferNumber: null,
+    transferredAt: null,
+    variables: {},
+    recordingDurationMs: 130_000,
+    ...overrides,
+  };
+}
+
+export const paged = <T,>(items: T[], total = items.length, page = 1, pageSize = 20) => ({
+  items,
+  total,
+  page,
+  pageSize,
+});
+
+type Handler = (request: RecordedRequest) => FakeReply | undefined;
+
+/** Serves the JSON API by `METHOD /path` (a function reply sees the request), 404 otherwise. */
+export function serveCalls(replies: Record<string, FakeReply | Handler>) {
+  return startFakeServer((request) => {
+    const reply = replies[routeKey(request)];
+    const answer = typeof reply === 'function' ? reply(request) : reply;
+    return answer ?? failure(404, '请求地址出错');
+  });
+}
+
+/** A gate the test opens when it wants the next chunk of an event stream to arrive. */
+export function gate(): { promise: StreamGate; open: () => void } {
+  let open: () => void = () => {};
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { promise, open };
+}
+
+/** The live event stream: `first` answers the first connection, later ones stay silent. */
+export function serveEvents(first: (request: RecordedFetch) => FakeFetchReply) {
+  let connections = 0;
+  return startFakeFetch((request) => {
+    if (!request.url.startsWith(`${CALLS}/events`)) return { status: 404, json: { success: false } };
+    connections += 1;
+    return connections === 1 ? first(request) : { status: 200, chunks: [gate().promise] };
+  });
+}
+
+/** Renders the section on the shell's two routes, so both the list and a detail can be reached. */
+export function renderCallRecord(entry: string) {
+  const router = createMemoryRouter(
+    ['/call-record/list', '/call-record/detail/:id'].map((path) => ({
+      path,
+      element: <CallRecordSection />,
+    })),
+    { initialEntries: [entry] },
+  );
+  setRequestNavigator((to) => {
+    void router.navigate(to);
+  });
+  render(
+    <AppProvider>
+      <RouterProvider router={router} />
+    </AppProvider>,
+  );
+  return router;
+}

@@ -1,0 +1,96 @@
+import type { CallTurn } from '@callpilot/contracts';
+import { Empty, Tag } from 'antd';
+import { cn } from '@/lib/utils';
+import { formatOffset } from '../utils/call-record-format';
+import { CallRecordLatency, latencyTotal } from './call-record-latency';
+
+type Props = {
+  turns: CallTurn[];
+  /** The turn under the playhead, highlighted. */
+  activeIndex: number | null;
+  /** Absent while there is no playable recording: the turns are then not clickable. */
+  onSeek?: (turn: CallTurn) => void;
+  live: boolean;
+};
+
+/** Which turn is being heard at `seconds` into the recording, if any. */
+export function turnAt(turns: CallTurn[], seconds: number): number | null {
+  const ms = seconds * 1000;
+  const turn = turns.find((candidate) => ms >= candidate.startMs && ms < candidate.endMs);
+  return turn ? turn.index : null;
+}
+
+export function CallRecordTranscript({ turns, activeIndex, onSeek, live }: Props) {
+  if (turns.length === 0) {
+    return <Empty description={live ? '等待对话开始…' : '没有对话内容'} />;
+  }
+  const scaleMs = Math.max(0, ...turns.map((turn) => (turn.latency ? latencyTotal(turn.latency) : 0)));
+  return (
+    <ol aria-label="对话记录" className="flex flex-col gap-4">
+      {turns.map((turn) => {
+        const mine = turn.speaker === 'assistant';
+        const active = turn.index === activeIndex;
+        const bubble = (
+          <>
+            <span className="mb-1 flex items-center gap-2 text-xs text-gray-500">
+              <span>{mine ? '小助手' : '客户'}</span>
+              <span className="font-mono">{formatOffset(turn.startMs)}</span>
+              {turn.interrupted && (
+                <Tag color="orange" className="!m-0">
+                  被打断
+                </Tag>
+              )}
+            </span>
+            <span className="whitespace-pre-wrap">{turn.text || (turn.dtmf ? '' : '（无声）')}</span>
+            {turn.dtmf && <span className="mt-1 block text-xs text-gray-600">按键：{turn.dtmf}</span>}
+          </>
+        );
+        const bubbleClass = cn(
+          'flex max-w-full flex-col rounded-lg px-3 py-2 text-left text-sm',
+          mine ? 'bg-blue-50 text-gray-900' : 'bg-gray-100 text-gray-900',
+          active && 'ring-2 ring-blue-400',
+        );
+        return (
+          <li
+            key={turn.index}
+            aria-current={active ? 'true' : undefined}
+            className={cn('flex max-w-[85%] flex-col gap-1', mine ? 'self-start' : 'self-end items-end')}
+          >
+            {onSeek ? (
+              <button
+                type="button"
+                className={cn(bubbleClass, 'cursor-pointer hover:ring-1 hover:ring-blue-300')}
+                title="从这里播放"
+                onClick={() => onSeek(turn)}
+              >
+                {bubble}
+              </button>
+            ) : (
+              <div className={bubbleClass}>{bubble}</div>
+            )}
+            {turn.latency && (
+              <div className="w-72 max-w-full">
+                <CallRecordLatency latency={turn.latency} scaleMs={scaleMs} />
+              </div>
+            )}
+            {turn.segments.length > 0 && (
+              <details className="w-full rounded border border-gray-200 bg-white px-2 py-1 text-xs text-gray-600">
+                <summary className="cursor-pointer">引用知识（{turn.segments.length}）</summary>
+                <ul className="mt-1 flex flex-col gap-1">
+                  {turn.segments.map((segment) => (
+                    <li key={segment.id}>
+                      <p className="text-gray-500">
+                        {segment.documentName} · 相似度 {segment.score.toFixed(2)}
+                      </p>
+                      <p className="whitespace-pre-wrap text-gray-700">{segment.content}</p>
+                    </li>
+                  ))}
+                </ul>
+              </details>
+            )}
+          </li>
+        );
+      })}
+    </ol>
+  );
+}

@@ -1,0 +1,188 @@
+import type { CallDetail, CallEvent, CallTurn } from '@callpilot/contracts';
+import { useQueryClient } from '@tanstack/react-query';
+import { Button, Result, Skeleton, Space } from 'antd';
+import { useRef, useState } from 'react';
+import { useNavigate, useParams } from 'react-router';
+import { parseListCache } from '@/lib/list-cache';
+import { useQueryCacheStore } from '@/stores/query-cache-store';
+import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
+import { callKeys } from '../api/call-record-query-keys';
+import { useCall } from '../api/get-call';
+import { useCallNeighbors } from '../api/get-call-neighbors';
+import { useRecordingUrl } from '../api/get-recording-url';
+import { useCallEvents } from '../api/subscribe-call-events';
+import { CallRecordAnalysis } from '../components/call-record-analysis';
+import { CallRecordFacts } from '../components/call-record-facts';
+import { CallRecordTranscript, turnAt } from '../components/call-record-transcript';
+import { CallRecordWaveform, type WaveformHandle } from '../components/call-record-waveform';
+import { type CallRecordFilters, defaultCallFilters } from '../utils/call-record-filters';
+import { isLive } from '../utils/call-record-format';
+import { callDetailPath, withBackFlag } from '../utils/call-record-paths';
+
+/** Previous/next walk the list the user came from, so they use the filters it cached. */
+function cachedListFilters(): CallRecordFilters {
+  const entry = parseListCache<Partial<CallRecordFilters>>(
+    useQueryCacheStore.getState().callRecordQueryCache,
+  );
+  return entry
+    ? { endReason: [], intentGrade: [], tags: [], sort: 'startedAt', order: 'desc', ...entry.filters }
+    : defaultCallFilters();
+}
+
+function upsertTurn(turns: CallTurn[], turn: CallTurn): CallTurn[] {
+  const rest = turns.filter((candidate) => candidate.index !== turn.index);
+  return [...rest, turn].sort((a, b) => a.index - b.index);
+}
+
+function Recording({
+  projectId,
+  call,
+  onTimeUpdate,
+  waveformRef,
+}: {
+  projectId: string;
+  call: CallDetail;
+  onTimeUpdate: (seconds: number) => void;
+  waveformRef: React.RefObject<WaveformHandle | null>;
+}) {
+  const queryClient = useQueryClient();
+  const ready = call.recording === 'ready';
+  const signed = useRecordingUrl(projectId, call.id, ready);
+
+  if (isLive(call.status)) return <p className="text-sm text-gray-500">通话进行中，结束后可收听录音。</p>;
+  if (call.recording === 'none') return <p className="text-sm text-gray-500">无录音（未接通）</p>;
+  if (call.recording === 'failed') return <p className="text-sm text-red-500">录音生成失败，无法播放。</p>;
+  if (call.recording === 'pending') {
+    return (
+      <p className="text-sm text-gray-500">
+        录音生成中
+        <Button
+          type="link"
+          size="small"
+          onClick={() =>
+            void queryClient.invalidateQueries({ queryKey: callKeys.detail(projectId, call.id) })
+          }
+        >
+          刷新
+        </Button>
+      </p>
+    );
+  }
+  if (signed.isPending) return <Skeleton.Input active block />;
+  if (!signed.data) return <p className="text-sm text-red-500">录音地址获取失败：{signed.error?.message}</p>;
+  return (
+    <CallRecordWaveform
+      ref={waveformRef}
+      url={signed.data.url}
+      durationMs={call.recordingDurationMs}
+      onTimeUpdate={onTimeUpdate}
+      onReload={() => void signed.refetch()}
+    />
+  );
+}
+
+function CallRecordDetail({ projectId, call }: { projectId: string; call: CallDetail }) {
+  const navigate = useNavigate();
+  const [filters] = useState(cachedListFilters);
+  const neighbors = useCallNeighbors(projectId, call.id, filters);
+  const waveformRef = useRef<WaveformHandle | null>(null);
+  const [activeIndex, setActiveIndex] = useState<number | null>(null);
+  const live = isLive(call.status);
+  const playable = call.recording === 'ready' && !live;
+
+  const back = () => navigate(withBackFlag(useQueryCacheStore.getState().callDetailBackUrl));
+  const go = (id: string | null | undefined) => {
+    if (id) navigate(callDetailPath(id));
+  };
+
+  return (
+    <main className="flex flex-col gap-4 p-6">
+      <header className="flex flex-wrap items-center justify-between gap-3">
+        <h1 className="text-2xl font-semibold text-gray-900">通话详情</h1>
+        <Space wrap>
+          <Button onClick={back}>返回</Button>
+          <Button disabled={!neighbors.data?.previousId} onClick={() => go(neighbors.data?.previousId)}>
+            上一条
+          </Button>
+          <Button disabled={!neighbors.data?.nextId} onClick={() => go(neighbors.data?.nextId)}>
+            下一条
+          </Button>
+        </Space>
+      </header>
+      <section aria-label="通话信息" className="rounded-lg border border-gray-200 bg-white p-4">
+        <CallRecordFacts call={call} />
+      </section>
+      <section aria-label="录音" className="rounded-lg border border-gray-200 bg-white p-4">
+        <Recording
+          projectId={projectId}
+          call={call}
+          waveformRef={waveformRef}
+          onTimeUpdate={(seconds) => setActiveIndex(turnAt(call.turns, seconds))}
+        />
+      </section>
+      <div className="flex flex-col gap-4 lg:flex-row lg:items-start">
+        <section
+          aria-label="对话内容"
+          className="flex min-w-0 flex-1 flex-col gap-3 rounded-lg border border-gray-200 bg-white p-4"
+        >
+          <h2 className="text-base font-semibold text-gray-900">对话内容</h2>
+          <CallRecordTranscript
+            turns={call.turns}
+            activeIndex={activeIndex}
+            live={live}
+            {...(playable
+              ? { onSeek: (turn: CallTurn) => waveformRef.current?.seek(turn.startMs / 1000) }
+              : {})}
+          />
+        </section>
+        <div className="w-full lg:w-96 lg:shrink-0">
+          <CallRecordAnalysis projectId={projectId} call={call} />
+        </div>
+      </div>
+    </main>
+  );
+}
+
+export function CallRecordDetailPage() {
+  const projectId = useUserStore(selectCurrentProjectId);
+  const { id } = useParams();
+  const queryClient = useQueryClient();
+  const call = useCall(projectId, id);
+  const data = call.data;
+  // After the call ends its analysis and recording still arrive as `updated` events.
+  const following = Boolean(data && (isLive(data.status) || data.recording === 'pending'));
+
+  useCallEvents(projectId, {
+    ...(id ? { callId: id } : {}),
+    enabled: following,
+    onEvent: (event: CallEvent) => {
+      if (!projectId || !id) return;
+      const key = callKeys.detail(projectId, id);
+      if (event.type === 'turn' && event.callId === id) {
+        queryClient.setQueryData<CallDetail>(key, (current) =>
+          current
+            ? {
+                ...current,
+                turns: upsertTurn(current.turns, event.turn),
+                turnCount: Math.max(current.turnCount, event.turn.index + 1),
+              }
+            : current,
+        );
+      } else if (event.type === 'answered' && event.callId === id) {
+        queryClient.setQueryData<CallDetail>(key, (current) =>
+          current ? { ...current, status: 'in_progress', answeredAt: event.answeredAt } : current,
+        );
+      } else if ((event.type === 'ended' || event.type === 'updated') && event.call.id === id) {
+        // The summary lacks the analysis fields of the detail: fetch the whole record again.
+        void queryClient.invalidateQueries({ queryKey: key });
+      }
+    },
+  });
+
+  if (call.isPending && projectId) return <Skeleton active className="p-6" />;
+  if (!data || !projectId) {
+    return <Result status="404" title="通话记录不存在或无权访问" subTitle={call.error?.message} />;
+  }
+  // Keyed by id: 上一条 / 下一条 open a fresh page (player, highlight, neighbours).
+  return <CallRecordDetail key={data.id} projectId={projectId} call={data} />;
+}

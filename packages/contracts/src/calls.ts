@@ -1,0 +1,300 @@
+import { z } from 'zod';
+import { intentGrade, usedSegment } from './assistants';
+import { entityId, optionalText, paged, pageQuery } from './common';
+
+export const callDirection = z.enum(['outbound', 'inbound'], { error: '通话方向须为呼出或呼入' });
+export type CallDirection = z.infer<typeof callDirection>;
+export const CALL_DIRECTION_LABELS: Record<CallDirection, string> = { outbound: '呼出', inbound: '呼入' };
+
+/** ringing and in_progress are the live states the list shows as 通话中. */
+export const callStatus = z.enum(['ringing', 'in_progress', 'ended']);
+export type CallStatus = z.infer<typeof callStatus>;
+export const CALL_STATUS_LABELS: Record<CallStatus, string> = {
+  ringing: '呼叫中',
+  in_progress: '通话中',
+  ended: '已结束',
+};
+
+/**
+ * Why a call ended. The first group are answered calls, the second the carrier's outcomes of an
+ * unanswered one, `failed` anything the platform itself could not do.
+ */
+export const endReason = z.enum(
+  [
+    'completed',
+    'callee_hangup',
+    'opt_out',
+    'transferred',
+    'silence',
+    'max_duration',
+    'voicemail',
+    'busy',
+    'no_answer',
+    'powered_off',
+    'vacant',
+    'rejected',
+    'failed',
+    'interrupted',
+  ],
+  { error: '结束原因不支持' },
+);
+export type EndReason = z.infer<typeof endReason>;
+export const END_REASON_LABELS: Record<EndReason, string> = {
+  completed: '正常结束',
+  callee_hangup: '客户挂断',
+  opt_out: '客户拒绝（已加入免打扰）',
+  transferred: '已转人工',
+  silence: '客户无应答',
+  max_duration: '超过最长通话时长',
+  voicemail: '语音信箱',
+  busy: '忙线',
+  no_answer: '未接听',
+  powered_off: '关机',
+  vacant: '空号',
+  rejected: '拒接',
+  failed: '呼叫失败',
+  interrupted: '系统中断',
+};
+/** End reasons of calls that were never answered by a person: no talk time, no intent grade. */
+export const UNANSWERED_END_REASONS: readonly EndReason[] = [
+  'voicemail',
+  'busy',
+  'no_answer',
+  'powered_off',
+  'vacant',
+  'rejected',
+  'failed',
+];
+/** Ends the retry rules apply to (the dialer calls again later, up to the rule's attempts). */
+export const RETRYABLE_END_REASONS = [
+  'no_answer',
+  'busy',
+  'powered_off',
+  'rejected',
+  'vacant',
+  'voicemail',
+  'failed',
+  'interrupted',
+] as const;
+
+export const hangupBy = z.enum(['assistant', 'callee', 'system']);
+export type HangupBy = z.infer<typeof hangupBy>;
+export const HANGUP_BY_LABELS: Record<HangupBy, string> = {
+  assistant: '小助手挂断',
+  callee: '客户挂断',
+  system: '系统挂断',
+};
+
+/** Callees of the simulated carrier (模拟通话). */
+export const simPersona = z.enum(
+  [
+    'interested',
+    'hesitant',
+    'refuses',
+    'asks_question',
+    'asks_human',
+    'silent',
+    'hangs_up',
+    'busy',
+    'no_answer',
+    'powered_off',
+    'vacant',
+    'rejected',
+    'voicemail',
+  ],
+  { error: '模拟客户类型不支持' },
+);
+export type SimPersona = z.infer<typeof simPersona>;
+export const SIM_PERSONA_LABELS: Record<SimPersona, string> = {
+  interested: '有意向的客户',
+  hesitant: '犹豫的客户',
+  refuses: '明确拒绝的客户',
+  asks_question: '咨询问题的客户',
+  asks_human: '要求转人工的客户',
+  silent: '不说话的客户',
+  hangs_up: '中途挂断的客户',
+  busy: '忙线',
+  no_answer: '无人接听',
+  powered_off: '关机',
+  vacant: '空号',
+  rejected: '拒接',
+  voicemail: '语音信箱',
+};
+
+export const turnLatency = z.object({
+  /** Speech recognition of the callee's words (simulated on the simulated carrier). */
+  recognitionMs: z.number(),
+  retrievalMs: z.number(),
+  /** From the utterance to the brain's complete reply. */
+  brainMs: z.number(),
+  firstTokenMs: z.number(),
+  synthesisMs: z.number(),
+});
+export type TurnLatency = z.infer<typeof turnLatency>;
+
+export const callTurn = z.object({
+  index: z.number().int(),
+  speaker: z.enum(['assistant', 'callee']),
+  text: z.string(),
+  /** DTMF keys the callee pressed in this turn, if any. */
+  dtmf: z.string().nullable(),
+  /** Offsets from the moment the call was answered, matching the recording. */
+  startMs: z.number().int(),
+  endMs: z.number().int(),
+  /** An assistant line the callee talked over (barge-in). */
+  interrupted: z.boolean(),
+  /** Assistant turns that answered an utterance. */
+  latency: turnLatency.nullable(),
+  segments: z.array(usedSegment),
+});
+export type CallTurn = z.infer<typeof callTurn>;
+
+export const callSummary = z
+  .object({
+    id: z.string(),
+    direction: callDirection,
+    callerNumber: z.string(),
+    calleeNumber: z.string(),
+    taskId: z.string().nullable(),
+    taskName: z.string().nullable(),
+    contactId: z.string().nullable(),
+    contactName: z.string().nullable(),
+    assistantId: z.string().nullable(),
+    assistantName: z.string(),
+    assistantVersion: z.number().int().nullable(),
+    status: callStatus,
+    endReason: endReason.nullable(),
+    hangupBy: hangupBy.nullable(),
+    /** When dialling started (or the inbound call arrived). */
+    startedAt: z.iso.datetime(),
+    answeredAt: z.iso.datetime().nullable(),
+    endedAt: z.iso.datetime().nullable(),
+    talkSeconds: z.number().int(),
+    turnCount: z.number().int(),
+    /** The human grade when there is one, otherwise the machine's. */
+    intentGrade: intentGrade.nullable(),
+    machineGrade: intentGrade.nullable(),
+    humanGrade: intentGrade.nullable(),
+    tags: z.array(z.string()),
+    summary: z.string(),
+    recording: z.enum(['none', 'pending', 'ready', 'failed']),
+    /** Simulated-carrier calls only. */
+    persona: simPersona.nullable(),
+  })
+  .meta({ id: 'CallSummary' });
+export type CallSummary = z.infer<typeof callSummary>;
+
+export const callDetail = callSummary
+  .extend({
+    turns: z.array(callTurn),
+    /** Analysis: who produced it and what it extracted (e.g. 意向产品, 预约时间). */
+    analysisBy: z.enum(['llm', 'rules']).nullable(),
+    gradeReason: z.string(),
+    fields: z.record(z.string(), z.string()),
+    humanGradedBy: z.string().nullable(),
+    humanGradedAt: z.iso.datetime().nullable(),
+    transferNumber: z.string().nullable(),
+    transferredAt: z.iso.datetime().nullable(),
+    variables: z.record(z.string(), z.string()),
+    recordingDurationMs: z.number().int().nullable(),
+  })
+  .meta({ id: 'CallDetail' });
+export type CallDetail = z.infer<typeof callDetail>;
+
+const csv = <T extends z.ZodType>(item: T) =>
+  z.preprocess(
+    (value) =>
+      typeof value === 'string' ? value.split(',').filter(Boolean) : Array.isArray(value) ? value : undefined,
+    z.array(item).optional(),
+  );
+
+const seconds = (label: string) =>
+  z.coerce
+    .number({ error: `${label}须为数字` })
+    .int({ error: `${label}须为整数` })
+    .min(0, { error: `${label}不能小于 0` })
+    .optional();
+
+export const callSortField = z.enum(['startedAt', 'talkSeconds', 'turnCount'], { error: '排序字段不支持' });
+
+/** The list's filters; the export and previous/next use the same ones. Lists are comma-separated. */
+export const callFilters = z
+  .object({
+    from: z.iso.datetime({ error: '开始时间须为 ISO 8601 时间' }).optional(),
+    to: z.iso.datetime({ error: '结束时间须为 ISO 8601 时间' }).optional(),
+    direction: callDirection.optional(),
+    endReason: csv(endReason),
+    intentGrade: csv(z.enum(['A', 'B', 'C', 'D', 'none'], { error: '意向等级不支持' })),
+    taskId: entityId('任务').optional(),
+    assistantId: entityId('小助手').optional(),
+    /** Part of the caller or callee number. */
+    number: z
+      .string()
+      .trim()
+      .regex(/^[0-9+\-*#]{0,20}$/, { error: '号码只能包含数字、+、-、*、#，最多 20 位' })
+      .optional(),
+    talkMin: seconds('最短通话时长'),
+    talkMax: seconds('最长通话时长'),
+    tags: csv(z.string().trim().min(1).max(20, { error: '标签不能超过 20 个字符' })),
+    status: callStatus.optional(),
+    sort: callSortField.default('startedAt'),
+    order: z.enum(['asc', 'desc'], { error: '排序方向须为 asc 或 desc' }).default('desc'),
+  })
+  .superRefine((f, ctx) => {
+    if (f.from && f.to && f.from > f.to)
+      ctx.addIssue({ code: 'custom', path: ['to'], message: '结束时间不能早于开始时间' });
+    if (f.talkMin !== undefined && f.talkMax !== undefined && f.talkMin > f.talkMax)
+      ctx.addIssue({ code: 'custom', path: ['talkMax'], message: '最长通话时长不能小于最短通话时长' });
+  });
+export type CallFilters = z.infer<typeof callFilters>;
+
+export const callListQuery = z.intersection(pageQuery, callFilters);
+export type CallListQuery = z.infer<typeof callListQuery>;
+export const callList = paged(callSummary).meta({ id: 'CallList' });
+export type CallList = z.infer<typeof callList>;
+
+export const callExportQuery = z.intersection(
+  callFilters,
+  z.object({ format: z.enum(['csv', 'xlsx'], { error: '导出格式须为 csv 或 xlsx' }).default('csv') }),
+);
+
+export const callIdParams = z.object({ projectId: entityId('项目'), callId: entityId('通话') });
+
+/** Previous and next calls of the same filtered, sorted list (the detail page's 上一条 / 下一条). */
+export const callNeighbors = z.object({ previousId: z.string().nullable(), nextId: z.string().nullable() });
+
+export const callGradeRequest = z.object({
+  /** null clears the human grade, so the machine's counts again. */
+  grade: intentGrade.nullable(),
+});
+export const callTagsRequest = z.object({
+  tags: z
+    .array(z.string().trim().min(1, { error: '标签不能为空' }).max(20, { error: '标签不能超过 20 个字符' }))
+    .max(10, { error: '每通电话最多 10 个标签' }),
+});
+
+export const testCallRequest = z.object({
+  assistantId: entityId('小助手'),
+  /** Omit to call the draft as it is now; the record then has no version. */
+  version: z.number().int().min(1).optional(),
+  persona: simPersona,
+  calleeNumber: z
+    .string()
+    .trim()
+    .regex(/^$|^1[3-9]\d{9}$/, { error: '被叫号码须为 11 位手机号' })
+    .default(''),
+  variables: z.record(z.string(), optionalText('变量值', 200)).default({}),
+});
+export type TestCallRequest = z.infer<typeof testCallRequest>;
+export const testCallStarted = z.object({ callId: z.string() });
+
+/** Live events of the project's calls (server-sent events). */
+export const callEvent = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('started'), call: callSummary }),
+  z.object({ type: z.literal('answered'), callId: z.string(), answeredAt: z.iso.datetime() }),
+  z.object({ type: z.literal('turn'), callId: z.string(), turn: callTurn }),
+  z.object({ type: z.literal('ended'), call: callSummary }),
+  /** Later changes of an ended call: its analysis, recording, grade or tags. */
+  z.object({ type: z.literal('updated'), call: callSummary }),
+]);
+export type CallEvent = z.infer<typeof callEvent>;
