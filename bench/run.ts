@@ -4,6 +4,7 @@
 import os from 'node:os';
 import { brainBenchmark } from './src/brain';
 import { bundleBenchmark } from './src/bundle';
+import { callsBenchmark, engineBenchmark } from './src/calls';
 import { httpBenchmark } from './src/http';
 import { knowledgeBenchmark } from './src/knowledge';
 import { emergencyCleanup } from './src/lib/proc';
@@ -30,6 +31,16 @@ const benchmarks: Benchmark[] = [
     name: 'brain',
     about: 'script-brain reply p99 (retrieval excluded) against a substring scan',
     run: brainBenchmark,
+  },
+  {
+    name: 'engine',
+    about: 'per-turn session overhead p99 and peak RSS with 1,000 concurrent simulated calls',
+    run: engineBenchmark,
+  },
+  {
+    name: 'calls',
+    about: 'call list p95 over 1,000,000 calls on PostgreSQL, and export memory while streaming',
+    run: callsBenchmark,
   },
 ];
 

@@ -178,9 +178,13 @@ export function beyond(
   // Forward in a descending list means smaller values.
   const smaller = (f.order !== 'asc') === forward;
   const v = key.value as never;
-  return or(
-    smaller ? lt(column, v) : gt(column, v),
-    and(eq(column, v), smaller ? lt(calls.id, key.id) : gt(calls.id, key.id)),
+  return and(
+    // A plain bound the index can start from: without it every batch re-reads the rows already sent.
+    smaller ? lte(column, v) : gte(column, v),
+    or(
+      smaller ? lt(column, v) : gt(column, v),
+      and(eq(column, v), smaller ? lt(calls.id, key.id) : gt(calls.id, key.id)),
+    ),
   ) as SQL;
 }
 

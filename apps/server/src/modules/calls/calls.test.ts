@@ -7,6 +7,7 @@ import ExcelJS from 'exceljs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, loginAs, seedUser } from '../../../test/helpers';
 import type { NewCall } from './call-store';
+import { iterateCalls, listCalls } from './calls.service';
 
 type TestApp = Awaited<ReturnType<typeof createTestApp>>;
 let current: TestApp | undefined;
@@ -245,6 +246,37 @@ describe('call records', () => {
       })
     ).json().data;
     expect(byTag.items.map((c: { id: string }) => c.id)).toEqual([middle]);
+  });
+
+  it('walks the filtered list batch by batch in any order, ties included, without repeating a row', async () => {
+    const t = await setup();
+    const { a } = t;
+    const base = Date.now() - 3600_000;
+    const ids: string[] = [];
+    // Pairs of calls share a start time and a talk time, so only the id breaks the tie.
+    for (let i = 0; i < 10; i++) {
+      ids.push(
+        await recordCall(t, a.projectId, {
+          startedAt: new Date(base - Math.floor(i / 2) * 60_000),
+          talkSeconds: 30 + (i % 3),
+        }),
+      );
+    }
+    for (const f of [
+      { sort: 'startedAt', order: 'desc' },
+      { sort: 'startedAt', order: 'asc' },
+      { sort: 'talkSeconds', order: 'desc' },
+      { sort: 'turnCount', order: 'asc' },
+    ] as const) {
+      const walked: string[] = [];
+      for await (const batch of iterateCalls(t.db, a.projectId, f, 3)) walked.push(...batch.map((r) => r.id));
+      const listed = (await listCalls(t.db, a.projectId, { ...f, page: 1, pageSize: 100 })).items.map(
+        (c) => c.id,
+      );
+      expect(walked, `${f.sort} ${f.order}`).toEqual(listed);
+      expect(new Set(walked).size).toBe(10);
+    }
+    expect(new Set(ids).size).toBe(10);
   });
 
   it('exports the filtered set as CSV and XLSX with formula cells escaped', async () => {
