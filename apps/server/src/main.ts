@@ -67,7 +67,10 @@ async function main() {
   await app.listen({ port: env.PORT, host: env.HOST });
   if (env.demoEnabled) {
     // In the background: the console is usable at once, and the call list fills within seconds.
-    app.calls.ensureDemoCalls(env.demoEmail).catch((err) => app.log.warn({ err }, 'demo calls failed'));
+    app.calls
+      .ensureDemoCalls(env.demoEmail)
+      .then(() => app.tasks.ensureDemoTasks(env.demoEmail))
+      .catch((err) => app.log.warn({ err }, 'demo calls failed'));
   }
 }
 

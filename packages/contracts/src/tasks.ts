@@ -196,6 +196,8 @@ export const taskPreflight = z
     projectConcurrency: z.number().int().nullable(),
     balanceOk: z.boolean(),
     problems: z.array(z.string()),
+    /** Worth knowing but not blocking the start (e.g. no caller number: the default one is used). */
+    notes: z.array(z.string()).optional(),
   })
   .meta({ id: 'TaskPreflight' });
 export type TaskPreflight = z.infer<typeof taskPreflight>;

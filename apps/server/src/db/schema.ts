@@ -441,6 +441,8 @@ export const calls = pgTable(
     index('calls_project_reason_started_idx').on(t.projectId, t.endReason, t.startedAt),
     index('calls_project_grade_started_idx').on(t.projectId, t.intentGrade, t.startedAt),
     index('calls_task_idx').on(t.taskId),
+    // The dialer's per-number daily cap counts a number's calls of today across the project.
+    index('calls_project_callee_started_idx').on(t.projectId, t.calleeNumber, t.startedAt),
     index('calls_recording_pending_idx').on(t.recording),
   ],
 );

@@ -17,7 +17,9 @@ const sectionPages: Record<SectionKey, LazyPage> = {
   callRecord: async () => ({
     Component: (await import('@/features/call-record/pages/call-record-section')).CallRecordSection,
   }),
-  callTask: async () => ({ Component: (await import('./pages/call-task-page')).CallTaskPage }),
+  callTask: async () => ({
+    Component: (await import('@/features/call-task/pages/call-task-section')).CallTaskSection,
+  }),
   ivr: async () => ({ Component: (await import('./pages/ivr-page')).IvrPage }),
   assistant: async () => ({
     Component: (await import('@/features/assistant/pages/assistant-section')).AssistantSection,

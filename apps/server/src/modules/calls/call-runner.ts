@@ -23,7 +23,14 @@ export interface CallRunnerDeps {
   db: Database;
   store: CallStore;
   carrier: TelephonyAdapter;
+  /** Schedules and stamps calls (a task's windows, the record's times). */
   clock: Clock;
+  /**
+   * A clock and carrier of the call's own, when calls run faster than real time
+   * (SIM_TIME_SCALE): time then starts at the real moment the call starts, so its record is
+   * stamped when it happened, and only its own duration is compressed.
+   */
+  forCall?: () => { clock: Clock; carrier: TelephonyAdapter };
   resolveProvider: ProviderResolver;
   embedderFor?: (projectId: string) => Promise<Embedder | undefined>;
   /** Called once an answered call has its transcript, to mix its recording in the background. */
@@ -104,7 +111,8 @@ export async function placeCall(
   options: PlaceCallOptions,
   loaded?: LoadedAssistant,
 ): Promise<{ callId: string; endReason: EndReason }> {
-  const { db, store, carrier, clock } = deps;
+  const { db, store } = deps;
+  const { clock, carrier } = deps.forCall?.() ?? deps;
   // A simulated clock must not jump ahead while the call's own database work is in flight.
   const tracked = (clock as { track?: <T>(p: Promise<T>) => Promise<T> }).track?.bind(clock);
   const io = <T>(work: Promise<T>): Promise<T> => (tracked ? tracked(work) : work);

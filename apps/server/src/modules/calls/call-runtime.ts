@@ -2,7 +2,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import type { AssistantVoice, TestCallRequest } from '@callpilot/contracts';
-import { and, asc, eq, inArray, isNotNull, isNull, lt } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, isNull, lt } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { assistants, calls, callTurns } from '../../db/schema';
 import { type Clock, systemClock } from '../../engine/clock';
@@ -118,7 +118,8 @@ class RecordingWorker {
           .select()
           .from(calls)
           .where(eq(calls.recording, 'pending'))
-          .orderBy(asc(calls.startedAt))
+          // Newest first: the call someone just made (a 模拟通话) is the one being waited for.
+          .orderBy(desc(calls.startedAt))
           .limit(1);
         if (!row) break;
         await this.mix(row);
@@ -170,8 +171,17 @@ export function createCallRuntime(
   const hub = new CallEventHub();
   const store = new CallStore(db, hub);
   const recordings = new LocalRecordingStore(path.join(env.dataDir, 'recordings'));
-  const clock = given ?? scaledClock(env.SIM_TIME_SCALE);
-  const carrier = createSimCarrier({ clock, seed: randomInt(2 ** 31) });
+  const clock = given ?? systemClock;
+  const seed = randomInt(2 ** 31);
+  const carrier = createSimCarrier({ clock, seed });
+  const scale = given ? 1 : env.SIM_TIME_SCALE;
+  const forCall =
+    scale === 1
+      ? undefined
+      : () => {
+          const callClock = scaledClock(scale);
+          return { clock: callClock, carrier: createSimCarrier({ clock: callClock, seed }) };
+        };
   const secret = loadAppSecret(env);
   let synthesizer: SpeechSynthesizer | undefined;
   const worker = new RecordingWorker({
@@ -196,6 +206,7 @@ export function createCallRuntime(
     store,
     carrier,
     clock,
+    forCall,
     resolveProvider: providerResolver(db, env),
     embedderFor: (projectId) => embedderForProject(db, secret, projectId),
     enqueueRecording: () => void worker.kick(),

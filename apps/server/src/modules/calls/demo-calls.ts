@@ -56,7 +56,7 @@ function demoVariables(rng: Random, names: string[]): Record<string, string> {
  * mixed afterwards by the runtime's recording worker.
  */
 export async function seedDemoCalls(
-  deps: Omit<CallRunnerDeps, 'clock' | 'carrier'>,
+  deps: Omit<CallRunnerDeps, 'clock' | 'carrier' | 'forCall'>,
   projectId: string,
   assistantId: string,
   options: { count?: number; now?: number; shouldStop?: () => boolean } = {},
@@ -85,7 +85,8 @@ export async function seedDemoCalls(
     const stop = clock.autoAdvance();
     try {
       await placeCall(
-        { ...deps, clock, carrier },
+        // Each demo call runs on its own simulated clock, whatever the runtime's time scale.
+        { ...deps, clock, carrier, forCall: undefined },
         {
           projectId,
           assistantId,

@@ -30,7 +30,12 @@ afterEach(() => {
 
 describe('router', () => {
   it('sends an unknown path to / and on to the dashboard, showing 加载中... meanwhile', async () => {
-    server = startFakeServer(() => ok(currentUser));
+    const empty = { calls: 0, answered: 0, answerRate: null, talkMinutes: 0, abShare: null };
+    server = startFakeServer((request) => {
+      if (request.url.endsWith('/dashboard')) return ok({ today: empty, last7Days: empty, runningTasks: [] });
+      if (request.url.includes('/calls')) return ok({ items: [], total: 0, page: 1, pageSize: 8 });
+      return ok(currentUser);
+    });
     const router = renderApp('/no/such/page');
 
     expect(screen.getByText('加载中...')).toBeTruthy();
@@ -38,7 +43,8 @@ describe('router', () => {
     expect(router.state.location.pathname).toBe('/dashboard');
     expect(await screen.findByText('欢迎，王小明')).toBeTruthy();
     expect(screen.getByText('当前项目：华东外呼项目')).toBeTruthy();
-    expect(screen.getByText(/暂无数据：呼叫任务与通话记录上线后/)).toBeTruthy();
+    // A project without calls yet: an honest empty state, not zeros dressed up as figures.
+    expect(await screen.findByText(/暂无通话：任务开始呼叫或小助手测试通话后会显示在这里/)).toBeTruthy();
   });
 
   it('sends a signed-out visitor of the dashboard to login with the way back', async () => {

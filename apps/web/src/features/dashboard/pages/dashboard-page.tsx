@@ -1,14 +1,161 @@
-import { Button, Empty } from 'antd';
+import { type CallSummary, END_REASON_LABELS, type TaskSummary } from '@callpilot/contracts';
+import { Button, Empty, Progress, Tag } from 'antd';
+import dayjs from 'dayjs';
+import { Link, useNavigate } from 'react-router';
 import { useCurrentUser } from '@/lib/api/get-current-user';
+import { useQueryCacheStore } from '@/stores/query-cache-store';
+import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
+import { useDashboard } from '../api/get-dashboard';
+import { useLatestCalls } from '../api/get-latest-calls';
+
+type Figures = {
+  calls: number;
+  answered: number;
+  answerRate: number | null;
+  talkMinutes: number;
+  abShare: number | null;
+};
+
+const percent = (rate: number | null | undefined) =>
+  rate === null || rate === undefined ? '-' : `${(rate * 100).toFixed(1).replace(/\.0$/, '')}%`;
+
+const minutes = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
+
+const talkTime = (seconds: number) =>
+  `${String(Math.floor(seconds / 60)).padStart(2, '0')}:${String(seconds % 60).padStart(2, '0')}`;
+
+const STATE_TEXT: Record<TaskSummary['state'], string> = {
+  draft: '草稿',
+  pending: '待开始',
+  running: '进行中',
+  paused: '已暂停',
+  completed: '已完成',
+  stopped: '已停止',
+};
+
+function FiguresCard({ title, figures }: { title: string; figures: Figures }) {
+  const items = [
+    { label: '通话数', value: figures.calls.toLocaleString('zh-CN') },
+    { label: '接通率', value: percent(figures.answerRate) },
+    { label: '通话分钟', value: minutes(figures.talkMinutes) },
+    { label: 'A/B 意向占比', value: percent(figures.abShare) },
+  ];
+  return (
+    <section aria-label={title} className="rounded-lg border border-gray-200 bg-white p-5">
+      <h2 className="mb-4 text-base font-medium text-gray-900">{title}</h2>
+      <dl className="grid grid-cols-2 gap-4 sm:grid-cols-4">
+        {items.map((item) => (
+          <div key={item.label} className="flex flex-col gap-1">
+            <dt className="text-sm text-gray-500">{item.label}</dt>
+            <dd className="text-2xl font-semibold text-gray-900">{item.value}</dd>
+          </div>
+        ))}
+      </dl>
+    </section>
+  );
+}
+
+function RunningTasks({ tasks }: { tasks: TaskSummary[] }) {
+  return (
+    <section aria-label="进行中的任务" className="rounded-lg border border-gray-200 bg-white p-5">
+      <div className="mb-4 flex items-center justify-between">
+        <h2 className="text-base font-medium text-gray-900">进行中的任务</h2>
+        <Link to="/call-task/list" className="text-sm">
+          全部任务
+        </Link>
+      </div>
+      {tasks.length === 0 ? (
+        <Empty image={Empty.PRESENTED_IMAGE_SIMPLE} description="暂无进行中的任务">
+          <Link to="/call-task/add">新建呼出任务</Link>
+        </Empty>
+      ) : (
+        <ul className="flex flex-col gap-3">
+          {tasks.map((task) => (
+            <li key={task.id} className="flex flex-col gap-1">
+              <div className="flex items-center justify-between gap-2 text-sm">
+                <Link to={`/call-task/task-detail/${encodeURIComponent(task.id)}`} className="font-medium">
+                  {task.name}
+                </Link>
+                <span className="text-gray-500">
+                  {STATE_TEXT[task.state]} · {task.counts.finished}/{task.counts.total}
+                </span>
+              </div>
+              <Progress
+                percent={Math.round(task.progress * 100)}
+                size="small"
+                status="active"
+                aria-label={`${task.name} 进度`}
+              />
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+
+function LatestCalls({ calls, onOpen }: { calls: CallSummary[]; onOpen: (call: CallSummary) => void }) {
+  return (
+    <section aria-label="最近通话" className="rounded-lg border border-gray-200 bg-white p-5">
+      <div className="mb-4 flex items-center justify-between">
+        <h2 className="text-base font-medium text-gray-900">最近通话</h2>
+        <Link to="/call-record/list" className="text-sm">
+          全部通话记录
+        </Link>
+      </div>
+      {calls.length === 0 ? (
+        <Empty
+          image={Empty.PRESENTED_IMAGE_SIMPLE}
+          description="暂无通话：任务开始呼叫或小助手测试通话后会显示在这里"
+        />
+      ) : (
+        <ul className="flex flex-col divide-y divide-gray-100">
+          {calls.map((call) => (
+            <li key={call.id} className="flex flex-wrap items-center justify-between gap-2 py-2 text-sm">
+              <Button type="link" size="small" className="!px-0" onClick={() => onOpen(call)}>
+                {call.calleeNumber || call.callerNumber || '-'}
+                {call.contactName ? ` ${call.contactName}` : ''}
+              </Button>
+              <span className="flex items-center gap-3 text-gray-500">
+                {call.taskName && <span>{call.taskName}</span>}
+                {call.endReason ? (
+                  <span>{END_REASON_LABELS[call.endReason]}</span>
+                ) : (
+                  <Tag color="processing" className="!m-0">
+                    通话中
+                  </Tag>
+                )}
+                <span>{talkTime(call.talkSeconds)}</span>
+                {call.intentGrade && <Tag className="!m-0">{call.intentGrade}</Tag>}
+                <span>{dayjs(call.startedAt).format('MM-DD HH:mm')}</span>
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
 
 export function DashboardPage() {
   const currentUser = useCurrentUser();
+  const projectId = useUserStore(selectCurrentProjectId);
+  const navigate = useNavigate();
+  const summary = useDashboard(projectId);
+  const latest = useLatestCalls(projectId);
 
   const user = currentUser.data;
   const currentProject = user?.projects[0];
+  const data = summary.data;
+  const isNewProject = Boolean(data && data.last7Days.calls === 0 && data.runningTasks.length === 0);
+
+  const openCall = (call: CallSummary) => {
+    useQueryCacheStore.getState().setCallDetailBackUrl('/dashboard');
+    navigate(`/call-record/detail/${encodeURIComponent(call.id)}`);
+  };
 
   return (
-    <main className="mx-auto flex max-w-5xl flex-col gap-6 p-6">
+    <main className="mx-auto flex max-w-6xl flex-col gap-6 p-6">
       <header className="flex items-start justify-between gap-4">
         <div>
           <h1 className="text-2xl font-semibold text-gray-900">首页</h1>
@@ -21,7 +168,6 @@ export function DashboardPage() {
         </div>
       </header>
 
-      {currentUser.isPending && <p className="text-sm text-gray-500">加载中...</p>}
       {currentUser.isError && (
         <div className="flex items-center gap-3 text-sm text-gray-600">
           <span>用户信息加载失败</span>
@@ -30,10 +176,33 @@ export function DashboardPage() {
           </Button>
         </div>
       )}
-      {user && (
-        <section className="rounded-lg border border-gray-200 bg-white py-12">
-          <Empty description="暂无数据：呼叫任务与通话记录上线后，这里会显示今日与近 7 日的通话概况" />
-        </section>
+      {projectId && summary.isPending && <p className="text-sm text-gray-500">加载中...</p>}
+      {summary.isError && (
+        <div className="flex items-center gap-3 text-sm text-gray-600">
+          <span>概况加载失败</span>
+          <Button size="small" onClick={() => summary.refetch()}>
+            重试
+          </Button>
+        </div>
+      )}
+      {data && (
+        <>
+          {isNewProject && (
+            <section className="rounded-lg border border-dashed border-gray-300 bg-white px-6 py-5 text-sm text-gray-600">
+              还没有通话。先在「智能小助手」中发布一个小助手，再
+              <Link to="/call-task/add">新建呼出任务</Link>
+              导入联系人开始呼叫，这里会显示今日与近 7 日的通话概况。
+            </section>
+          )}
+          <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
+            <FiguresCard title="今日" figures={data.today} />
+            <FiguresCard title="近 7 日" figures={data.last7Days} />
+          </div>
+          <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
+            <RunningTasks tasks={data.runningTasks} />
+            <LatestCalls calls={latest.data?.items ?? []} onOpen={openCall} />
+          </div>
+        </>
       )}
     </main>
   );

@@ -1,0 +1,1 @@
+CREATE INDEX "calls_project_callee_started_idx" ON "calls" USING btree ("project_id","callee_number","started_at");

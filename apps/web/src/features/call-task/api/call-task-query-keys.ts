@@ -1,0 +1,28 @@
+// One place for the feature's URLs and query keys, so a write invalidates exactly what it changed.
+
+export const projectUrl = (projectId: string, path: string) =>
+  `/api/project/${encodeURIComponent(projectId)}${path}`;
+
+export const tasksUrl = (projectId: string, path = '') => projectUrl(projectId, `/tasks${path}`);
+
+export const taskUrl = (projectId: string, taskId: string, path = '') =>
+  tasksUrl(projectId, `/${encodeURIComponent(taskId)}${path}`);
+
+export const importUrl = (projectId: string, taskId: string, importId: string, path = '') =>
+  taskUrl(projectId, taskId, `/imports/${encodeURIComponent(importId)}${path}`);
+
+export const taskKeys = {
+  all: (projectId: string) => ['projects', projectId, 'tasks'] as const,
+  lists: (projectId: string) => [...taskKeys.all(projectId), 'list'] as const,
+  task: (projectId: string, taskId: string) => [...taskKeys.all(projectId), 'task', taskId] as const,
+  detail: (projectId: string, taskId: string) => [...taskKeys.task(projectId, taskId), 'detail'] as const,
+  preflight: (projectId: string, taskId: string) =>
+    [...taskKeys.task(projectId, taskId), 'preflight'] as const,
+  contacts: (projectId: string, taskId: string) => [...taskKeys.task(projectId, taskId), 'contacts'] as const,
+  numbers: (projectId: string) => ['projects', projectId, 'numbers'] as const,
+  // Under the call records' own key, so their writes (grades, tags) refresh this list too.
+  calls: (projectId: string) => ['projects', projectId, 'calls', 'list', 'task'] as const,
+  assistants: (projectId: string) => ['projects', projectId, 'assistants', 'task-options'] as const,
+  assistantVersions: (projectId: string, assistantId: string) =>
+    ['projects', projectId, 'assistants', 'task-options', assistantId, 'versions'] as const,
+};

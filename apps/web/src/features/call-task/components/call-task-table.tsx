@@ -1,0 +1,122 @@
+import type { Paged, TaskDetail, TaskSummary } from '@callpilot/contracts';
+import { Button, Progress, Table, type TableColumnsType } from 'antd';
+import { abShareOf, answerRateOf, formatDateTime, formatPercent } from '../utils/call-task-format';
+import { CallTaskActions } from './call-task-actions';
+import { CallTaskStateTag } from './call-task-state-tag';
+
+type Props = {
+  projectId: string;
+  data: Paged<TaskSummary> | undefined;
+  loading: boolean;
+  page: number;
+  pageSize: number;
+  onPageChange: (page: number) => void;
+  onOpen: (task: TaskSummary) => void;
+  onOpenCalls: (task: TaskSummary) => void;
+  onCopied: (copy: TaskDetail) => void;
+};
+
+export function CallTaskTable({
+  projectId,
+  data,
+  loading,
+  page,
+  pageSize,
+  onPageChange,
+  onOpen,
+  onOpenCalls,
+  onCopied,
+}: Props) {
+  const columns: TableColumnsType<TaskSummary> = [
+    {
+      title: '名称',
+      dataIndex: 'name',
+      render: (name: string, task) => (
+        <Button type="link" className="!px-0 font-medium" onClick={() => onOpen(task)}>
+          {name}
+        </Button>
+      ),
+    },
+    {
+      title: '状态',
+      dataIndex: 'state',
+      render: (_, task) => <CallTaskStateTag state={task.state} />,
+    },
+    {
+      title: '小助手',
+      dataIndex: 'assistantName',
+      render: (name: string, task) => (
+        <span>
+          {name || '-'}
+          {task.assistantVersion !== null && (
+            <span className="ml-1 text-xs text-gray-500">v{task.assistantVersion}</span>
+          )}
+        </span>
+      ),
+    },
+    {
+      title: '进度',
+      key: 'progress',
+      width: 200,
+      render: (_, task) => (
+        <div className="flex flex-col">
+          <Progress
+            percent={Math.round(task.progress * 100)}
+            size="small"
+            showInfo={false}
+            aria-label={`${task.name} 进度`}
+          />
+          <span className="text-xs text-gray-500">
+            {task.counts.finished}/{task.counts.total}
+          </span>
+        </div>
+      ),
+    },
+    { title: '接通率', key: 'answerRate', render: (_, task) => formatPercent(answerRateOf(task.counts)) },
+    { title: '意向 A/B', key: 'abShare', render: (_, task) => formatPercent(abShareOf(task.counts.byGrade)) },
+    { title: '创建时间', dataIndex: 'createdAt', render: (value: string) => formatDateTime(value) },
+    {
+      title: '操作',
+      key: 'actions',
+      fixed: 'right',
+      render: (_, task) => (
+        <CallTaskActions
+          projectId={projectId}
+          task={task}
+          variant="link"
+          onCopied={onCopied}
+          leading={
+            <>
+              <Button type="link" size="small" className="!px-0" onClick={() => onOpen(task)}>
+                详情
+              </Button>
+              <Button type="link" size="small" className="!px-0" onClick={() => onOpenCalls(task)}>
+                通话记录
+              </Button>
+            </>
+          }
+        />
+      ),
+    },
+  ];
+
+  return (
+    <Table<TaskSummary>
+      rowKey="id"
+      size="middle"
+      scroll={{ x: 'max-content' }}
+      columns={columns}
+      dataSource={data?.items ?? []}
+      loading={loading}
+      locale={{ emptyText: '暂无呼出任务' }}
+      pagination={{
+        current: page,
+        pageSize,
+        total: data?.total ?? 0,
+        showSizeChanger: false,
+        showTotal: (total) => `共 ${total} 条`,
+        onChange: onPageChange,
+      }}
+    />
+  );
+}
