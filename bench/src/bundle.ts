@@ -129,15 +129,21 @@ interface SectionLoad {
   newJs: LoadedFile[];
 }
 
+/** Live event streams stay open by design; they are not part of loading a page. */
+const isEventStream = (request: { url(): string }) =>
+  /\/events(\?|$)/.test(new URL(request.url()).pathname + '?');
+
 /** Resolves once no request has been in flight for `quietMs` (lazy chunks, then their API calls). */
 async function networkQuiet(page: Page, quietMs = 500, timeoutMs = 30_000): Promise<void> {
   let inflight = 0;
   let last = Date.now();
-  const start = () => {
+  const start = (request: { url(): string }) => {
+    if (isEventStream(request)) return;
     inflight += 1;
     last = Date.now();
   };
-  const end = () => {
+  const end = (request: { url(): string }) => {
+    if (isEventStream(request)) return;
     inflight = Math.max(0, inflight - 1);
     last = Date.now();
   };
