@@ -5,6 +5,7 @@ import os from 'node:os';
 import { brainBenchmark } from './src/brain';
 import { bundleBenchmark } from './src/bundle';
 import { callsBenchmark, engineBenchmark } from './src/calls';
+import { dialerBenchmark } from './src/dialer';
 import { httpBenchmark } from './src/http';
 import { knowledgeBenchmark } from './src/knowledge';
 import { emergencyCleanup } from './src/lib/proc';
@@ -41,6 +42,12 @@ const benchmarks: Benchmark[] = [
     name: 'calls',
     about: 'call list p95 over 1,000,000 calls on PostgreSQL, and export memory while streaming',
     run: callsBenchmark,
+  },
+  {
+    name: 'dialer',
+    about:
+      'contacts/s of the dialer, 10,000 contacts at concurrency 200, against concurrency ÷ mean call time',
+    run: dialerBenchmark,
   },
 ];
 

@@ -42,7 +42,9 @@ export function AppProvider({ children }: { children: ReactNode }) {
         <QueryClientProvider client={queryClient}>
           <TopProgressBar />
           {children}
-          <Toaster position="top-right" closeButton richColors />
+          {/* Top-right as the spec says, but below the page header, whose top-right corner holds
+              the page's actions (导出, 暂停/继续...): a toast there would cover the next click. */}
+          <Toaster position="top-right" offset={{ top: 88 }} closeButton richColors />
         </QueryClientProvider>
       </ConfigProvider>
     </StyleProvider>

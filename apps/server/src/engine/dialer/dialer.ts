@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import {
   type EndReason,
   RETRYABLE_END_REASONS,
@@ -161,6 +162,8 @@ export class Dialer {
   peakLive = 0;
 
   constructor(private readonly options: DialerOptions) {
+    // Every live call waits on this one shutdown signal: hundreds of listeners are expected, not a leak.
+    setMaxListeners(0, this.abort.signal);
     this.db = options.db;
     this.clock = options.clock;
     this.processId = options.processId;

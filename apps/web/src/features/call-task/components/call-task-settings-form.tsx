@@ -116,7 +116,8 @@ export function toSettings(values: SettingsFormValues, previous?: TaskSettings):
     windows: (values.windows ?? []).map(({ days, time }) => ({
       days: [...(days ?? [])].sort((a, b) => a - b),
       start: time?.[0]?.format(TIME_FORMAT) ?? '',
-      end: time?.[1]?.format(TIME_FORMAT) ?? '',
+      // The picker's last minute means "to the end of the day" (stored as 24:00).
+      end: ((end) => (end === '23:59' ? '24:00' : end))(time?.[1]?.format(TIME_FORMAT) ?? ''),
     })),
     skipHolidays: values.skipHolidays ?? true,
     concurrency: values.concurrency ?? Number.NaN,
@@ -206,6 +207,11 @@ export function CallTaskSettingsForm({
       className="max-w-3xl"
       initialValues={toFormValues(initial)}
       onFinish={submit}
+      // Enter in a date or time picker confirms the picker, not the whole form.
+      onKeyDown={(event) => {
+        if (event.key === 'Enter' && (event.target as HTMLElement).closest('.ant-picker'))
+          event.preventDefault();
+      }}
     >
       <Form.Item
         name="name"
