@@ -296,7 +296,8 @@ describe('call tasks', () => {
     expect(saved.assistantName).toBe(DEMO_ASSISTANT);
     expect(saved.settings.startDate).toBe(today);
     expect(saved.settings.endDate).toBe(inAWeek);
-    expect(saved.settings.windows).toEqual([{ days: [1, 2, 3, 4, 5, 6, 7], start: '00:00', end: '23:59' }]);
+    // The picker's last minute is stored as the end of the day.
+    expect(saved.settings.windows).toEqual([{ days: [1, 2, 3, 4, 5, 6, 7], start: '00:00', end: '24:00' }]);
     expect(saved.settings.skipHolidays).toBe(false);
     expect(saved.settings.concurrency).toBe(5);
     expect(saved.settings.retryRules).toEqual({});
