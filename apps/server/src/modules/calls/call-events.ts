@@ -2,7 +2,7 @@ import type { CallEvent } from '@callpilot/contracts';
 
 type Listener = (event: CallEvent) => void;
 
-const callIdOf = (event: CallEvent) => ('call' in event ? event.call.id : event.callId);
+export const callIdOf = (event: CallEvent) => ('call' in event ? event.call.id : event.callId);
 
 /**
  * Live call events of this process, per project. The SSE endpoint subscribes here; later
@@ -11,8 +11,16 @@ const callIdOf = (event: CallEvent) => ('call' in event ? event.call.id : event.
  */
 export class CallEventHub {
   private readonly listeners = new Map<string, Set<Listener>>();
+  /** Set by the runtime when other processes must hear this one's events (see lib/relay.ts). */
+  relay: ((projectId: string, event: CallEvent) => void) | null = null;
 
   publish(projectId: string, event: CallEvent): void {
+    this.relay?.(projectId, event);
+    this.deliver(projectId, event);
+  }
+
+  /** To this process's subscribers only: events relayed from another process arrive here. */
+  deliver(projectId: string, event: CallEvent): void {
     for (const listener of this.listeners.get(projectId) ?? []) {
       try {
         listener(event);

@@ -1,7 +1,7 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
-import type { AssistantVoice, TestCallRequest } from '@callpilot/contracts';
+import type { AssistantVoice, CallEvent, TestCallRequest } from '@callpilot/contracts';
 import { and, asc, desc, eq, inArray, isNotNull, isNull, lt } from 'drizzle-orm';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { assistants, calls, callTurns } from '../../db/schema';
@@ -13,12 +13,13 @@ import { createEspeakSynthesizer } from '../../engine/speech/espeak';
 import type { SpeechSynthesizer } from '../../engine/speech/types';
 import { createSimCarrier } from '../../engine/telephony/sim/sim-carrier';
 import type { TelephonyAdapter } from '../../engine/telephony/types';
+import { type Relay, startRelay } from '../../lib/relay';
 import { loadAppSecret } from '../../lib/secret-box';
 import { getAssistant, getPublishedVersion } from '../assistants/assistants.service';
 import { providerResolver } from '../assistants/provider';
 import type { ModuleOptions } from '../index';
 import { embedderForProject } from '../knowledge/embedder';
-import { CallEventHub } from './call-events';
+import { CallEventHub, callIdOf } from './call-events';
 import {
   type CallRunnerDeps,
   knowledgeQuestions,
@@ -27,7 +28,7 @@ import {
   SIM_CALLER_NUMBER,
 } from './call-runner';
 import { CallStore } from './call-store';
-import { toTurn } from './calls.service';
+import { toSummary, toTurn } from './calls.service';
 import {
   DEMO_CALL_COUNT,
   demoCallCount,
@@ -164,9 +165,34 @@ class RecordingWorker {
   }
 }
 
+/**
+ * What crosses processes for a call event: a reference small enough for NOTIFY (a turn with its
+ * knowledge segments would not fit); the receiving process reads the rest from the database.
+ */
+type CallEventRef = { p: string; t: CallEvent['type']; c: string; i?: number };
+
+async function eventFromRef(db: ModuleOptions['db'], ref: CallEventRef): Promise<CallEvent | null> {
+  if (ref.t === 'turn') {
+    const [turn] = await db
+      .select()
+      .from(callTurns)
+      .where(and(eq(callTurns.callId, ref.c), eq(callTurns.index, ref.i ?? -1)))
+      .limit(1);
+    return turn ? { type: 'turn', callId: ref.c, turn: toTurn(turn) } : null;
+  }
+  const [row] = await db.select().from(calls).where(eq(calls.id, ref.c)).limit(1);
+  if (!row) return null;
+  if (ref.t === 'answered') {
+    return row.answeredAt
+      ? { type: 'answered', callId: ref.c, answeredAt: row.answeredAt.toISOString() }
+      : null;
+  }
+  return { type: ref.t, call: toSummary(row) };
+}
+
 export function createCallRuntime(
   app: FastifyInstance,
-  { db, env, clock: given }: ModuleOptions,
+  { db, database, env, clock: given }: ModuleOptions,
 ): CallRuntime {
   const hub = new CallEventHub();
   const store = new CallStore(db, hub);
@@ -196,6 +222,7 @@ export function createCallRuntime(
     log: app.log,
   });
   const stopHandlers = new Set<() => void>();
+  let relay: Relay | undefined;
   const running = new Set<Promise<unknown>>();
   const abort = new AbortController();
   // Every running call waits on this one signal; hundreds of listeners are expected, not a leak.
@@ -220,6 +247,34 @@ export function createCallRuntime(
     carrier,
     runnerDeps,
     async start() {
+      // Relayed events are read back one after another, so they are delivered in the order sent.
+      let received = Promise.resolve();
+      relay = await startRelay(
+        database,
+        'call_events',
+        (payload) => {
+          const ref = JSON.parse(payload) as CallEventRef;
+          // Nobody here watches that project: nothing to read.
+          if (hub.listenerCount(ref.p) === 0) return;
+          received = received
+            .then(() => eventFromRef(db, ref))
+            .then((event) => {
+              if (event) hub.deliver(ref.p, event);
+            })
+            .catch((err) => app.log.warn({ err }, 'relayed call event failed'));
+        },
+        (err) => app.log.warn({ err }, 'call event relay failed'),
+      );
+      const sender = relay;
+      hub.relay = (projectId, event) => {
+        const ref: CallEventRef = {
+          p: projectId,
+          t: event.type,
+          c: callIdOf(event),
+          ...(event.type === 'turn' ? { i: event.turn.index } : {}),
+        };
+        sender.send(JSON.stringify(ref));
+      };
       // Calls a previous process left ringing or talking (a crash, kill -9) cannot resume: their
       // leg is gone. Embedded mode is one process, so every such row is stale; on PostgreSQL other
       // processes may be mid-call, so only rows older than the longest possible call are.
@@ -235,6 +290,8 @@ export function createCallRuntime(
     },
     async stop() {
       abort.abort(new Error('server stopping'));
+      hub.relay = null;
+      await relay?.stop();
       for (const fn of stopHandlers) fn();
       stopHandlers.clear();
       await Promise.allSettled([...running]);

@@ -18,6 +18,7 @@ import fp from 'fastify-plugin';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { Dialer } from '../../engine/dialer/dialer';
+import { type Relay, startRelay } from '../../lib/relay';
 import { ok } from '../../lib/reply';
 import { requireProject } from '../../plugins/project-access';
 import {
@@ -83,6 +84,13 @@ const tasksPlugin: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, data
     undefined,
     (err) => app.log.warn({ err }, 'task event failed'),
   );
+  // Other processes dial the same tasks on PostgreSQL: their changes reach this process's watchers
+  // through the relay, and the hub then reads the summary from the database.
+  let relay: Relay | undefined;
+  const taskChanged = (projectId: string, taskId: string) => {
+    events.changed(projectId, taskId);
+    relay?.send(`${projectId}/${taskId}`);
+  };
   // Frozen versions never change: one load per task version, not per call.
   const assistantsCache = new Map<string, Promise<LoadedAssistant>>();
   const seeding = new Set<string>();
@@ -94,7 +102,7 @@ const tasksPlugin: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, data
     recoverForeignLeasesAtStart: database.kind === 'pglite',
     ownsTask: (taskId) => !seeding.has(taskId),
     log: app.log,
-    onTaskChanged: (projectId, taskId) => events.changed(projectId, taskId),
+    onTaskChanged: (projectId, taskId) => taskChanged(projectId, taskId),
     dial: async (job) => {
       const { task, contact } = job;
       if (!task.assistantId) throw new Error('task has no assistant');
@@ -136,8 +144,20 @@ const tasksPlugin: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, data
     seeding,
     ensureDemoTasks: (email: string) => ensureDemoTasks(app, email),
   } satisfies TaskRuntime);
-  app.addHook('onReady', async () => dialer.start());
+  app.addHook('onReady', async () => {
+    relay = await startRelay(
+      database,
+      'task_events',
+      (payload) => {
+        const [projectId = '', taskId = ''] = payload.split('/');
+        events.changed(projectId, taskId);
+      },
+      (err) => app.log.warn({ err }, 'task event relay failed'),
+    );
+    await dialer.start();
+  });
   app.addHook('preClose', async () => {
+    await relay?.stop();
     events.close();
     await dialer.stop();
   });
@@ -145,7 +165,7 @@ const tasksPlugin: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, data
   /** After a state change over HTTP: dial now rather than at the next tick, and tell the watchers. */
   const changed = (projectId: string, taskId: string) => {
     dialer.wake();
-    events.changed(projectId, taskId);
+    taskChanged(projectId, taskId);
   };
 
   app.get(
