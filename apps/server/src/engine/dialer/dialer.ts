@@ -97,6 +97,11 @@ export interface DialerOptions {
   log?: DialerLog;
   /** Told whenever a task's counts or state may have changed (claims, call ends, state moves). */
   onTaskChanged?: (projectId: string, taskId: string) => void;
+  /**
+   * Retry intervals are divided by this (SIM_TIME_SCALE): when simulated calls run N× faster
+   * than real time, a simulated task's waits between attempts shrink with them. Default 1.
+   */
+  retryTimeScale?: number;
 }
 
 /** What the contact becomes after a call ended with `endReason` on its `attempts`-th attempt. */
@@ -105,13 +110,14 @@ export function contactOutcome(
   endReason: EndReason,
   attempts: number,
   now: number,
+  timeScale = 1,
 ): { status: 'done' | 'retry' | 'failed'; nextAttemptAt: Date | null } {
   if (!(RETRYABLE_END_REASONS as readonly string[]).includes(endReason)) {
     return { status: 'done', nextAttemptAt: null };
   }
   const rule = settings.retryRules[endReason as RetryOutcome];
   if (rule && attempts < 1 + rule.maxRetries) {
-    return { status: 'retry', nextAttemptAt: new Date(now + rule.intervalMinutes * 60_000) };
+    return { status: 'retry', nextAttemptAt: new Date(now + (rule.intervalMinutes * 60_000) / timeScale) };
   }
   return { status: 'failed', nextAttemptAt: null };
 }
@@ -633,7 +639,7 @@ export class Dialer {
     endReason: EndReason,
   ): Promise<void> {
     const now = this.clock.now();
-    const outcome = contactOutcome(task.settings, endReason, attempt, now);
+    const outcome = contactOutcome(task.settings, endReason, attempt, now, this.options.retryTimeScale);
     await this.db
       .update(taskContacts)
       .set({
@@ -747,7 +753,7 @@ export class Dialer {
         }
         const settings = settingsOf.get(contact.taskId);
         const outcome = settings
-          ? contactOutcome(settings, endReason, contact.attempts, now)
+          ? contactOutcome(settings, endReason, contact.attempts, now, this.options.retryTimeScale)
           : { status: 'failed' as const, nextAttemptAt: null };
         result = await this.db
           .update(taskContacts)

@@ -74,7 +74,7 @@ const BASE = '/api/project/:projectId/tasks';
 const SSE_PING_MS = 15_000;
 
 /** Call tasks (呼出任务): settings, state machine, contacts, preflight, live events, the dialer. */
-const tasksPlugin: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, database }) => {
+const tasksPlugin: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, database, env, clock }) => {
   const tags = ['呼出任务'];
   const security = [{ bearerAuth: [] }];
   const now = () => app.calls.runnerDeps.clock.now();
@@ -103,6 +103,8 @@ const tasksPlugin: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, data
     ownsTask: (taskId) => !seeding.has(taskId),
     log: app.log,
     onTaskChanged: (projectId, taskId) => taskChanged(projectId, taskId),
+    // A test's simulated clock already compresses time; otherwise follow the simulated carrier's scale.
+    retryTimeScale: clock ? 1 : env.SIM_TIME_SCALE,
     dial: async (job) => {
       const { task, contact } = job;
       if (!task.assistantId) throw new Error('task has no assistant');
