@@ -11,7 +11,7 @@ import { LocalRecordingStore, type RecordingStore } from '../../engine/recording
 import { cachedSynthesizer } from '../../engine/speech/cache';
 import { createEspeakSynthesizer } from '../../engine/speech/espeak';
 import type { SpeechSynthesizer } from '../../engine/speech/types';
-import { createSimCarrier } from '../../engine/telephony/sim/sim-carrier';
+import { createSimCarrier, type SimCarrier } from '../../engine/telephony/sim/sim-carrier';
 import type { TelephonyAdapter } from '../../engine/telephony/types';
 import { type Relay, startRelay } from '../../lib/relay';
 import { loadAppSecret } from '../../lib/secret-box';
@@ -49,6 +49,11 @@ export interface CallRuntime {
   /** Runs `fn` when the runtime stops (open event streams end then); returns the unregister function. */
   onStop(fn: () => void): () => void;
   startTestCall(projectId: string, request: TestCallRequest): Promise<{ callId: string }>;
+  /**
+   * 挂断 for a 模拟通话 running in this process: the simulated callee hangs up (or, while it still
+   * rings, the call is cancelled). False when the call is not running here.
+   */
+  hangUpTestCall(callId: string): boolean;
   /** Mixes pending recordings now (tests and the demo wait on it). */
   drainRecordings(): Promise<void>;
   /** Resolves when every call this process started has ended and been analysed. */
@@ -199,9 +204,9 @@ export function createCallRuntime(
   const recordings = new LocalRecordingStore(path.join(env.dataDir, 'recordings'));
   const clock = given ?? systemClock;
   const seed = randomInt(2 ** 31);
-  const carrier = createSimCarrier({ clock, seed });
+  const carrier: SimCarrier = createSimCarrier({ clock, seed });
   const scale = given ? 1 : env.SIM_TIME_SCALE;
-  const forCall =
+  const forCall: (() => { clock: Clock; carrier: SimCarrier }) | undefined =
     scale === 1
       ? undefined
       : () => {
@@ -224,6 +229,7 @@ export function createCallRuntime(
   const stopHandlers = new Set<() => void>();
   let relay: Relay | undefined;
   const running = new Set<Promise<unknown>>();
+  const testCalls = new Map<string, { carrier: SimCarrier; cancel: AbortController }>();
   const abort = new AbortController();
   // Every running call waits on this one signal; hundreds of listeners are expected, not a leak.
   setMaxListeners(0, abort.signal);
@@ -318,8 +324,12 @@ export function createCallRuntime(
       const createdOnce = new Promise<void>((resolve) => {
         created = resolve;
       });
+      // The call's own carrier and a cancel switch, so 挂断 can reach exactly this call.
+      const own = runnerDeps.forCall?.() ?? { clock: runnerDeps.clock, carrier };
+      const cancel = new AbortController();
+      testCalls.set(callId, { carrier: own.carrier as SimCarrier, cancel });
       const call = placeCall(
-        runnerDeps,
+        { ...runnerDeps, forCall: () => own },
         {
           projectId,
           assistantId: request.assistantId,
@@ -329,17 +339,28 @@ export function createCallRuntime(
           questions,
           variables: request.variables,
           callId,
-          signal: abort.signal,
+          signal: AbortSignal.any([abort.signal, cancel.signal]),
           onCreated: () => created(),
         },
         loaded,
       );
       running.add(call);
-      void call.finally(() => running.delete(call)).catch(() => {});
+      void call
+        .finally(() => {
+          running.delete(call);
+          testCalls.delete(callId);
+        })
+        .catch(() => {});
       // Answer once the record exists (the console opens it at once); a failure before that is the request's.
       await Promise.race([createdOnce, call]);
       void call.catch((err) => app.log.error({ err, callId }, 'test call failed'));
       return { callId };
+    },
+    hangUpTestCall(callId) {
+      const live = testCalls.get(callId);
+      if (!live) return false;
+      if (!live.carrier.hangUpRemote(callId)) live.cancel.abort(new Error('hung up while ringing'));
+      return true;
     },
     drainRecordings: () => worker.kick(),
     async ensureDemoCalls(email) {

@@ -236,6 +236,27 @@ const callsPlugin: FastifyPluginAsyncZod<ModuleOptions> = async (app, options) =
     async (req) => ok(await findNeighbors(db, requireProject(req).id, req.params.callId, req.query)),
   );
 
+  app.post(
+    `${one}/hangup`,
+    {
+      schema: {
+        tags,
+        security,
+        summary: '挂断进行中的模拟通话（模拟客户挂机；仍在振铃时取消呼叫）',
+        params: callIdParams,
+        response: { 200: envelope(z.object({ hungUp: z.boolean() })), ...guarded, 409: errorEnvelope },
+      },
+    },
+    async (req) => {
+      const row = await findCall(db, requireProject(req).id, req.params.callId);
+      if (row.status === 'ended') throw new AppError(409, 'CONFLICT', '通话已结束');
+      if (!row.persona || !runtime.hangUpTestCall(row.id)) {
+        throw new AppError(409, 'CONFLICT', '只能挂断本服务器上进行中的模拟通话');
+      }
+      return ok({ hungUp: true });
+    },
+  );
+
   app.put(
     `${one}/grade`,
     {

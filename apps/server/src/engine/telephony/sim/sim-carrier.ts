@@ -249,6 +249,8 @@ export interface SimCarrier extends TelephonyAdapter {
   simulateInbound(request: { callId: string; from: string; to: string; persona?: SimPersona }): SimLeg;
   /** Legs currently up. */
   readonly activeLegs: number;
+  /** The simulated callee of a live call hangs up now (the console's 挂断); false when no such leg. */
+  hangUpRemote(callId: string): boolean;
 }
 
 /**
@@ -317,6 +319,15 @@ export function createSimCarrier(options: SimCarrierOptions): SimCarrier {
         leg: newLeg(request.callId, 'outbound', request.from, request.to, persona, rng, request.questions),
         ringMs,
       };
+    },
+
+    hangUpRemote(callId) {
+      for (const leg of live) {
+        if (leg.id !== callId) continue;
+        leg.remoteHangupNow();
+        return true;
+      }
+      return false;
     },
 
     simulateInbound(request) {

@@ -91,6 +91,7 @@ describe('assistant test call (模拟通话)', () => {
       'GET /api/project/p1/assistants/a1': ok(detail()),
       'GET /api/project/p1/assistants/a1/versions': ok([]),
       'POST /api/project/p1/calls/test': ok({ callId: 'c9' }),
+      'POST /api/project/p1/calls/c9/hangup': ok({ hungUp: true }),
       'GET /api/project/p1/calls/c9': ok({
         ...call,
         status: 'ringing',
@@ -122,6 +123,13 @@ describe('assistant test call (模拟通话)', () => {
     expect(await within(transcript).findByText('我再考虑一下吧。')).toBeTruthy();
     expect(within(transcript).getByText('您好张先生，我是示例教育的小李。')).toBeTruthy();
     expect(within(dialog).getByText('通话中')).toBeTruthy();
+    // While the call is live the callee can be hung up from here.
+    fireEvent.click(within(dialog).getByRole('button', { name: '挂断' }));
+    await waitFor(() =>
+      expect(
+        server.requests.some((r) => r.method === 'POST' && r.url === '/api/project/p1/calls/c9/hangup'),
+      ).toBe(true),
+    );
     expect(server.requests.find((request) => request.method === 'POST')?.body).toEqual({
       assistantId: 'a1',
       persona: 'hesitant',
@@ -135,6 +143,7 @@ describe('assistant test call (模拟通话)', () => {
     releaseEnd();
 
     expect(await within(dialog).findByText('已结束：正常结束')).toBeTruthy();
+    expect(within(dialog).queryByRole('button', { name: '挂断' })).toBeNull();
     expect(await within(dialog).findByText('B 可能有意向')).toBeTruthy();
     expect(within(dialog).getByText('客户犹豫，需要再跟进。')).toBeTruthy();
     expect(within(dialog).getByRole('link', { name: '查看通话记录' }).getAttribute('href')).toBe(

@@ -11,3 +11,12 @@ export function startTestCall(projectId: string, body: TestCallRequest): Promise
 export function useStartTestCall(projectId: string) {
   return useMutation({ mutationFn: (body: TestCallRequest) => startTestCall(projectId, body) });
 }
+
+/** 挂断: the simulated callee hangs up (or the call is cancelled while it still rings). */
+export function hangUpTestCall(projectId: string, callId: string): Promise<{ hungUp: boolean }> {
+  return post<{ hungUp: boolean }>(projectUrl(projectId, `/calls/${encodeURIComponent(callId)}/hangup`));
+}
+
+export function useHangUpTestCall(projectId: string) {
+  return useMutation({ mutationFn: (callId: string) => hangUpTestCall(projectId, callId) });
+}

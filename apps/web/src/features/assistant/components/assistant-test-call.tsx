@@ -16,7 +16,7 @@ import { useEffect, useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { followTestCall, getTestCall } from '../api/follow-test-call';
 import { useAssistantVersions } from '../api/get-assistant-versions';
-import { useStartTestCall } from '../api/start-test-call';
+import { useHangUpTestCall, useStartTestCall } from '../api/start-test-call';
 
 type FormValues = { persona: SimPersona; calleeNumber: string; version: number };
 
@@ -158,6 +158,7 @@ export function AssistantTestCall({
   const [call, setCall] = useState<LiveCall | null>(null);
   const controllerRef = useRef<AbortController | null>(null);
   const start = useStartTestCall(projectId);
+  const hangUp = useHangUpTestCall(projectId);
   const versions = useAssistantVersions(projectId, assistant.id, open);
 
   const stop = () => {
@@ -257,6 +258,11 @@ export function AssistantTestCall({
       footer={
         call ? (
           <div className="flex justify-end gap-2">
+            {call.status !== 'ended' && (
+              <Button danger loading={hangUp.isPending} onClick={() => hangUp.mutate(call.callId)}>
+                挂断
+              </Button>
+            )}
             <Button onClick={stop} disabled={!call.following}>
               停止跟踪
             </Button>
