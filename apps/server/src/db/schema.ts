@@ -1,3 +1,4 @@
+import { callStatus, contactStatus, endReason, hangupBy, taskState } from '@callpilot/contracts';
 import { sql } from 'drizzle-orm';
 import {
   boolean,
@@ -20,6 +21,9 @@ const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({
 });
 
 const tsvector = customType<{ data: string }>({ dataType: () => 'tsvector' });
+
+/** A contracts enum's values as the tuple drizzle's text enums want: one list for both layers. */
+const values = <T extends string>(e: { options: readonly T[] }) => e.options as unknown as [T, ...T[]];
 
 const createdAt = () => timestamp('created_at', { withTimezone: true }).notNull().defaultNow();
 
@@ -388,26 +392,9 @@ export const calls = pgTable(
     assistantName: text('assistant_name').notNull().default(''),
     /** null when a test call ran the unpublished draft. */
     assistantVersion: integer('assistant_version'),
-    status: text('status', { enum: ['ringing', 'in_progress', 'ended'] }).notNull(),
-    endReason: text('end_reason', {
-      enum: [
-        'completed',
-        'callee_hangup',
-        'opt_out',
-        'transferred',
-        'silence',
-        'max_duration',
-        'voicemail',
-        'busy',
-        'no_answer',
-        'powered_off',
-        'vacant',
-        'rejected',
-        'failed',
-        'interrupted',
-      ],
-    }),
-    hangupBy: text('hangup_by', { enum: ['assistant', 'callee', 'system'] }),
+    status: text('status', { enum: values(callStatus) }).notNull(),
+    endReason: text('end_reason', { enum: values(endReason) }),
+    hangupBy: text('hangup_by', { enum: values(hangupBy) }),
     persona: text('persona'),
     startedAt: timestamp('started_at', { withTimezone: true }).notNull(),
     answeredAt: timestamp('answered_at', { withTimezone: true }),
@@ -487,7 +474,7 @@ export const callTasks = pgTable(
     id: text('id').primaryKey(),
     projectId: projectRef(),
     name: text('name').notNull(),
-    state: text('state', { enum: ['draft', 'pending', 'running', 'paused', 'completed', 'stopped'] })
+    state: text('state', { enum: values(taskState) })
       .notNull()
       .default('draft'),
     assistantId: text('assistant_id').references(() => assistants.id, { onDelete: 'set null' }),
@@ -525,7 +512,7 @@ export const taskContacts = pgTable(
     name: text('name').notNull().default(''),
     variables: jsonb('variables').notNull().default({}),
     rowNumber: integer('row_number'),
-    status: text('status', { enum: ['pending', 'dialing', 'retry', 'done', 'failed', 'skipped'] })
+    status: text('status', { enum: values(contactStatus) })
       .notNull()
       .default('pending'),
     attempts: integer('attempts').notNull().default(0),

@@ -21,6 +21,7 @@ import { z } from 'zod';
 import { AppError, notFound } from '../../lib/errors';
 import { ok } from '../../lib/reply';
 import { loadAppSecret } from '../../lib/secret-box';
+import { streamEvents } from '../../lib/sse';
 import { requireUser } from '../../plugins/auth';
 import { requireProject } from '../../plugins/project-access';
 import type { ModuleOptions } from '../index';
@@ -46,7 +47,6 @@ declare module 'fastify' {
 
 const guarded = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope };
 const BASE = '/api/project/:projectId/calls';
-const SSE_PING_MS = 15_000;
 
 /** One `bytes=start-end` range (all a media element asks for); null when absent or not that form. */
 export function parseRange(
@@ -163,31 +163,11 @@ const callsPlugin: FastifyPluginAsyncZod<ModuleOptions> = async (app, options) =
     },
     async (req, reply) => {
       const projectId = requireProject(req).id;
-      reply.hijack();
-      reply.raw.writeHead(200, {
-        'Content-Type': 'text/event-stream; charset=utf-8',
-        'Cache-Control': 'no-cache, no-transform',
-        'X-Accel-Buffering': 'no',
-        Connection: 'keep-alive',
-      });
-      reply.raw.write(': connected\n\n');
-      const unsubscribe = runtime.hub.subscribe(
-        projectId,
-        (event) => reply.raw.write(`data: ${JSON.stringify(event)}\n\n`),
-        req.query.callId,
+      streamEvents(
+        reply,
+        (send) => runtime.hub.subscribe(projectId, send, req.query.callId),
+        (end) => runtime.onStop(end),
       );
-      const ping = setInterval(() => reply.raw.write(': ping\n\n'), SSE_PING_MS);
-      const close = () => {
-        clearInterval(ping);
-        unsubscribe();
-        forgetStop();
-      };
-      // Graceful shutdown waits for open connections: end the stream instead of holding it.
-      const forgetStop = runtime.onStop(() => {
-        close();
-        reply.raw.end();
-      });
-      reply.raw.on('close', close);
     },
   );
 

@@ -20,6 +20,7 @@ import { z } from 'zod';
 import { Dialer } from '../../engine/dialer/dialer';
 import { type Relay, startRelay } from '../../lib/relay';
 import { ok } from '../../lib/reply';
+import { streamEvents } from '../../lib/sse';
 import { requireProject } from '../../plugins/project-access';
 import {
   type LoadedAssistant,
@@ -71,7 +72,6 @@ const guarded = {
   409: errorEnvelope,
 };
 const BASE = '/api/project/:projectId/tasks';
-const SSE_PING_MS = 15_000;
 
 /** Call tasks (呼出任务): settings, state machine, contacts, preflight, live events, the dialer. */
 const tasksPlugin: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, database, env, clock }) => {
@@ -216,31 +216,11 @@ const tasksPlugin: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, data
     },
     async (req, reply) => {
       const projectId = requireProject(req).id;
-      reply.hijack();
-      reply.raw.writeHead(200, {
-        'Content-Type': 'text/event-stream; charset=utf-8',
-        'Cache-Control': 'no-cache, no-transform',
-        'X-Accel-Buffering': 'no',
-        Connection: 'keep-alive',
-      });
-      reply.raw.write(': connected\n\n');
-      const unsubscribe = events.subscribe(
-        projectId,
-        (event) => reply.raw.write(`data: ${JSON.stringify(event)}\n\n`),
-        req.query.taskId,
+      streamEvents(
+        reply,
+        (send) => events.subscribe(projectId, send, req.query.taskId),
+        (end) => app.calls.onStop(end),
       );
-      const ping = setInterval(() => reply.raw.write(': ping\n\n'), SSE_PING_MS);
-      const close = () => {
-        clearInterval(ping);
-        unsubscribe();
-        forgetStop();
-      };
-      // Graceful shutdown waits for open connections: end the stream instead of holding it.
-      const forgetStop = app.calls.onStop(() => {
-        close();
-        reply.raw.end();
-      });
-      reply.raw.on('close', close);
     },
   );
 

@@ -127,7 +127,7 @@ describe('assistant test call (模拟通话)', () => {
     fireEvent.click(within(dialog).getByRole('button', { name: '挂断' }));
     await waitFor(() =>
       expect(
-        server.requests.some((r) => r.method === 'POST' && r.url === '/api/project/p1/calls/c9/hangup'),
+        server?.requests.some((r) => r.method === 'POST' && r.url === '/api/project/p1/calls/c9/hangup'),
       ).toBe(true),
     );
     expect(server.requests.find((request) => request.method === 'POST')?.body).toEqual({
