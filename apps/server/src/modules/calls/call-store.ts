@@ -48,19 +48,18 @@ export class CallStore {
     private readonly hub: CallEventHub,
   ) {}
 
-  private async publishRow(projectId: string, callId: string, type: 'started' | 'ended' | 'updated') {
-    const [row] = await this.db.select().from(calls).where(eq(calls.id, callId)).limit(1);
+  /** Announces a written row; every write returns its row, so nothing is read back. */
+  private publishRow(projectId: string, type: 'started' | 'ended' | 'updated', rows: CallRow[]) {
+    const [row] = rows;
     if (row) this.hub.publish(projectId, { type, call: toSummary(row) });
-    return row as CallRow | undefined;
   }
 
   async create(call: NewCall): Promise<void> {
-    await this.db.insert(calls).values({
-      ...call,
-      variables: call.variables ?? {},
-      status: 'ringing',
-    });
-    await this.publishRow(call.projectId, call.id, 'started');
+    const rows = await this.db
+      .insert(calls)
+      .values({ ...call, variables: call.variables ?? {}, status: 'ringing' })
+      .returning();
+    this.publishRow(call.projectId, 'started', rows);
   }
 
   async answered(projectId: string, callId: string, at: Date): Promise<void> {
@@ -78,31 +77,26 @@ export class CallStore {
   }
 
   async end(projectId: string, callId: string, end: CallEnd): Promise<void> {
-    const [row] = await this.db
-      .select({ answeredAt: calls.answeredAt })
-      .from(calls)
-      .where(eq(calls.id, callId))
-      .limit(1);
-    const talkSeconds = row?.answeredAt
-      ? Math.max(0, Math.round((end.endedAt.getTime() - row.answeredAt.getTime()) / 1000))
-      : 0;
-    await this.db
+    const endedAt = end.endedAt.toISOString();
+    const rows = await this.db
       .update(calls)
       .set({
         status: 'ended',
         endReason: end.endReason,
         hangupBy: end.hangupBy,
         endedAt: end.endedAt,
-        talkSeconds,
+        // From the stored answer time, in the same statement: an unanswered call talked 0 s.
+        talkSeconds: sql`coalesce(greatest(0, round(extract(epoch from (${endedAt}::timestamptz - ${calls.answeredAt}))))::int, 0)`,
         transferNumber: end.transfer?.number ?? null,
         transferredAt: end.transfer?.at ?? null,
       })
-      .where(eq(calls.id, callId));
-    await this.publishRow(projectId, callId, 'ended');
+      .where(eq(calls.id, callId))
+      .returning();
+    this.publishRow(projectId, 'ended', rows);
   }
 
   async analysis(projectId: string, callId: string, analysis: CallAnalysis): Promise<void> {
-    await this.db
+    const rows = await this.db
       .update(calls)
       .set({
         machineGrade: analysis.grade,
@@ -113,8 +107,9 @@ export class CallStore {
         fields: analysis.fields,
         analysisBy: analysis.by,
       })
-      .where(eq(calls.id, callId));
-    await this.publishRow(projectId, callId, 'updated');
+      .where(eq(calls.id, callId))
+      .returning();
+    this.publishRow(projectId, 'updated', rows);
   }
 
   async recordingPending(callId: string): Promise<void> {
@@ -129,23 +124,28 @@ export class CallStore {
     durationMs: number,
     turns: Pick<CallTurn, 'index' | 'startMs' | 'endMs'>[],
   ): Promise<void> {
-    await this.db.transaction(async (tx) => {
+    const rows = await this.db.transaction(async (tx) => {
       for (const turn of turns) {
         await tx
           .update(callTurns)
           .set({ startMs: turn.startMs, endMs: turn.endMs })
           .where(and(eq(callTurns.callId, callId), eq(callTurns.index, turn.index)));
       }
-      await tx
+      return tx
         .update(calls)
         .set({ recording: 'ready', recordingKey: key, recordingDurationMs: durationMs })
-        .where(eq(calls.id, callId));
+        .where(eq(calls.id, callId))
+        .returning();
     });
-    await this.publishRow(projectId, callId, 'updated');
+    this.publishRow(projectId, 'updated', rows);
   }
 
   async recordingFailed(projectId: string, callId: string): Promise<void> {
-    await this.db.update(calls).set({ recording: 'failed' }).where(eq(calls.id, callId));
-    await this.publishRow(projectId, callId, 'updated');
+    const rows = await this.db
+      .update(calls)
+      .set({ recording: 'failed' })
+      .where(eq(calls.id, callId))
+      .returning();
+    this.publishRow(projectId, 'updated', rows);
   }
 }
