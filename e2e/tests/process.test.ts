@@ -65,7 +65,8 @@ describe('the server process', () => {
   });
 
   it('finishes in-flight requests on SIGTERM, then exits 0', async () => {
-    const s = await start({ DATA_DIR: dataDir(), DEMO_PASSWORD: 'graceful-pass' });
+    // At info level the server logs each request it reads, which the test waits on below.
+    const s = await start({ DATA_DIR: dataDir(), DEMO_PASSWORD: 'graceful-pass', LOG_LEVEL: 'info' });
     // Logins are deliberately slow (scrypt), so these are still running when the signal lands.
     const inFlight = Array.from({ length: 4 }, () =>
       fetch(`${s.url}/auth/login`, {
@@ -74,7 +75,15 @@ describe('the server process', () => {
         body: JSON.stringify({ email: 'demo@example.com', password: 'graceful-pass' }),
       }),
     );
-    await new Promise((r) => setTimeout(r, 30));
+    // Signal once the server has read all four (its request log says so): a server busy seeding the
+    // demo right after start may take a moment to accept them, and a request arriving after the
+    // signal is rightly refused with 503.
+    const received = () =>
+      s.output().match(/"url":"\/auth\/login"[^\n]*"msg":"incoming request"/g)?.length ?? 0;
+    for (let i = 0; received() < 4; i++) {
+      if (i > 400) throw new Error(`the server did not receive the logins:\n${s.output().slice(-2000)}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
     s.child.kill('SIGTERM');
     const answers = await Promise.all(inFlight);
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
