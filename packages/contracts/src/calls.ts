@@ -35,6 +35,8 @@ export const endReason = z.enum(
     'rejected',
     'failed',
     'interrupted',
+    'callin_limit',
+    'not_bound',
   ],
   { error: '结束原因不支持' },
 );
@@ -54,6 +56,8 @@ export const END_REASON_LABELS: Record<EndReason, string> = {
   rejected: '拒接',
   failed: '呼叫失败',
   interrupted: '系统中断',
+  callin_limit: '超出呼入并发（已回忙音）',
+  not_bound: '号码未配置呼入',
 };
 /** End reasons of calls that were never answered by a person: no talk time, no intent grade. */
 export const UNANSWERED_END_REASONS: readonly EndReason[] = [
@@ -64,6 +68,8 @@ export const UNANSWERED_END_REASONS: readonly EndReason[] = [
   'vacant',
   'rejected',
   'failed',
+  'callin_limit',
+  'not_bound',
 ];
 /** Ends the retry rules apply to (the dialer calls again later, up to the rule's attempts). */
 export const RETRYABLE_END_REASONS = [
@@ -287,6 +293,36 @@ export const testCallRequest = z.object({
 });
 export type TestCallRequest = z.infer<typeof testCallRequest>;
 export const testCallStarted = z.object({ callId: z.string() });
+
+/** Personas that can place a call themselves (模拟来电): the ones who talk, or stay silent, once answered. */
+export const INBOUND_SIM_PERSONAS = [
+  'interested',
+  'hesitant',
+  'refuses',
+  'asks_question',
+  'asks_human',
+  'silent',
+  'hangs_up',
+] as const satisfies readonly SimPersona[];
+
+/**
+ * 模拟来电: a simulated caller dials one of the project's numbers; the call is routed as a real
+ * inbound call would be (the number's binding, the project's concurrentCallin).
+ */
+export const testInboundCallRequest = z.object({
+  number: z
+    .string({ error: '请选择被叫号码' })
+    .trim()
+    .regex(/^[0-9+\-\s]{5,20}$/, { error: '号码格式不正确' }),
+  persona: z.enum(INBOUND_SIM_PERSONAS, { error: '模拟来电的客户类型不支持' }),
+  /** The caller's number; a random mobile when empty. */
+  callerNumber: z
+    .string()
+    .trim()
+    .regex(/^$|^1[3-9]\d{9}$/, { error: '主叫号码须为 11 位手机号' })
+    .default(''),
+});
+export type TestInboundCallRequest = z.infer<typeof testInboundCallRequest>;
 
 /** Live events of the project's calls (server-sent events). */
 export const callEvent = z.discriminatedUnion('type', [

@@ -9,6 +9,9 @@ export const projectNumber = z
     number: z.string(),
     label: z.string(),
     enabled: z.boolean(),
+    /** The assistant whose published version answers calls to this number (呼入), if any. */
+    inboundAssistantId: z.string().nullable(),
+    inboundAssistantName: z.string().nullable(),
     createdAt: z.iso.datetime(),
   })
   .meta({ id: 'ProjectNumber' });
@@ -21,6 +24,12 @@ export const projectNumberWriteRequest = z.object({
   label: optionalText('备注', 50).default(''),
   enabled: z.boolean().default(true),
 });
+
+/** Binds a number's inbound calls to an assistant (its published version answers), or unbinds it (null). */
+export const projectNumberInboundRequest = z.object({
+  assistantId: entityId('小助手').nullable(),
+});
+export type ProjectNumberInboundRequest = z.infer<typeof projectNumberInboundRequest>;
 
 export const taskState = z.enum(['draft', 'pending', 'running', 'paused', 'completed', 'stopped'], {
   error: '任务状态不支持',

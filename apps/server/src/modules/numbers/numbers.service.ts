@@ -10,6 +10,8 @@ const toNumber = (row: typeof projectNumbers.$inferSelect): ProjectNumber => ({
   number: row.number,
   label: row.label,
   enabled: row.enabled,
+  inboundAssistantId: null,
+  inboundAssistantName: null,
   createdAt: row.createdAt.toISOString(),
 });
 
