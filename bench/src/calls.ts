@@ -11,11 +11,11 @@ import {
   type RetrievedSegment,
 } from '@callpilot/contracts';
 import { createBrain } from '../../apps/server/src/engine/brain/create-brain';
+import { fillConfig } from '../../apps/server/src/engine/call/fill-config';
 import { VirtualClock } from '../../apps/server/src/engine/clock';
 import { runCallSession } from '../../apps/server/src/engine/session/call-session';
 import { createSimCarrier, type SimCarrier } from '../../apps/server/src/engine/telephony/sim/sim-carrier';
 import { ASSISTANT_TEMPLATES } from '../../apps/server/src/modules/assistants/assistants.templates';
-import { fillConfig } from '../../apps/server/src/modules/assistants/test-chat';
 import { psql, startPostgres } from './lib/pg';
 import { httpRequest, withScope } from './lib/proc';
 import { type BudgetResult, budget, fmtInt, fmtMs, fmtPct, fmtRatio, table } from './lib/report';

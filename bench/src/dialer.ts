@@ -24,22 +24,19 @@ import {
   taskContacts,
 } from '../../apps/server/src/db/schema';
 import { createBrain } from '../../apps/server/src/engine/brain/create-brain';
+import { fillConfig } from '../../apps/server/src/engine/call/fill-config';
+import type { CallAssistant as LoadedAssistant } from '../../apps/server/src/engine/call/ports';
+import { type CallDeps, placeCall, SIM_CALLER_NUMBER } from '../../apps/server/src/engine/call/run-call';
 import { VirtualClock } from '../../apps/server/src/engine/clock';
 import { Dialer, type DialJob, maxAttemptsOf } from '../../apps/server/src/engine/dialer/dialer';
 import { insertContacts, insertTask, testSettings } from '../../apps/server/src/engine/dialer/test-support';
 import { runCallSession } from '../../apps/server/src/engine/session/call-session';
 import { createSimCarrier } from '../../apps/server/src/engine/telephony/sim/sim-carrier';
 import { ASSISTANT_TEMPLATES } from '../../apps/server/src/modules/assistants/assistants.templates';
-import { fillConfig } from '../../apps/server/src/modules/assistants/test-chat';
 import { CallEventHub } from '../../apps/server/src/modules/calls/call-events';
-import {
-  type CallRunnerDeps,
-  type LoadedAssistant,
-  placeCall,
-  SIM_CALLER_NUMBER,
-} from '../../apps/server/src/modules/calls/call-runner';
-import { CallStore } from '../../apps/server/src/modules/calls/call-store';
+import { CallRepository } from '../../apps/server/src/modules/calls/call-repository';
 import { addToDoNotCall } from '../../apps/server/src/modules/do-not-call/do-not-call.service';
+import { createCallPorts } from '../../apps/server/src/runtime/call-ports';
 import { type BudgetResult, budget, fmtInt, fmtMs, fmtPct, fmtRatio, table } from './lib/report';
 
 const CONTACTS = Number(process.env.BENCH_DIALER_CONTACTS ?? 10_000);
@@ -194,12 +191,17 @@ async function dialerRun(
     });
     await insertContacts(db, projectId, taskId, contacts);
     const allowed = maxAttemptsOf(settings);
-    const deps: CallRunnerDeps = {
-      db,
-      store: new CallStore(db, new CallEventHub()),
+    const deps: CallDeps = {
+      ports: createCallPorts({
+        db,
+        repository: new CallRepository(db, new CallEventHub(), { owner: 'bench', singleProcess: true }),
+        resolveProvider: async () => null,
+        embedderFor: async () => undefined,
+        sms: { send: async () => {} },
+        onError: (err) => run.errors.push(err),
+      }),
       carrier,
       clock,
-      resolveProvider: async () => null,
       onError: (err) => run.errors.push(err),
     };
 

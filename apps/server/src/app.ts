@@ -16,17 +16,21 @@ import { codeForStatus, statusText } from './lib/errors';
 import { defaultWebDist } from './lib/paths';
 import { fail } from './lib/reply';
 import { createSerializerCompiler } from './lib/serializer';
+import { healthRoutes } from './modules/health/health.routes';
 import { modules } from './modules/index';
 import { authPlugin } from './plugins/auth';
 import { registerConsole } from './plugins/console';
 import { registerErrorHandling } from './plugins/error-handler';
 import { projectAccessPlugin } from './plugins/project-access';
 import { type Providers, providersFromEnv } from './providers';
+import { createRuntime, type Runtime } from './runtime/runtime';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Where e-mail and SMS go: real senders, the development outbox, or a test's capture. */
     providers: Providers;
+    /** The call engine of this process (runtime/runtime.ts), built before the HTTP modules. */
+    runtime: Runtime;
   }
 }
 
@@ -122,11 +126,21 @@ export async function buildApp({
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
   app.decorate('providers', providersFromEnv(env, database.db, app.log, providers));
+  const runtime = createRuntime({ database, env, log: app.log, providers: app.providers, clock });
+  app.decorate('runtime', runtime);
+  // Started once the app is ready (after migrations in main.ts) and stopped before the database
+  // closes, so neither a graceful shutdown nor a test's app.close() leaves work running.
+  app.addHook('onReady', async () => runtime.start());
+  app.addHook('preClose', async () => runtime.stop());
+  const options = { db: database.db, database, env, version, runtime };
+  if (env.ROLE === 'worker') {
+    // The engine's process: its health for the orchestrator, and nothing else over HTTP.
+    await app.register(healthRoutes, options);
+    return app;
+  }
   await app.register(authPlugin, { database });
   await app.register(projectAccessPlugin, { db: database.db });
-  for (const mod of modules) {
-    await app.register(mod, { db: database.db, database, env, version, clock });
-  }
+  for (const mod of modules) await app.register(mod, options);
   await registerConsole(app, env.WEB_DIST ?? defaultWebDist());
   return app;
 }

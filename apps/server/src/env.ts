@@ -99,6 +99,14 @@ export const envSchema = z.object({
       .max(1000, { error: 'must be a number between 1 and 1000' })
       .default(1),
   ),
+  /**
+   * What this process runs: everything (all), only the HTTP API and console (api), or only the
+   * call engine and background workers (worker). Several processes need PostgreSQL.
+   */
+  ROLE: z.preprocess(
+    emptyAsUndefined,
+    z.enum(['all', 'api', 'worker'], { error: 'must be all, api or worker' }).default('all'),
+  ),
   APP_SECRET: z.preprocess(
     emptyAsUndefined,
     z.string().min(32, { error: 'must be at least 32 characters (e.g. openssl rand -hex 32)' }).optional(),
@@ -136,6 +144,11 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
     ]);
   }
   const embedded = env.DATABASE_URL === undefined;
+  if (embedded && env.ROLE !== 'all') {
+    throw new EnvError([
+      `Invalid environment variable ROLE: ${env.ROLE} needs DATABASE_URL (the embedded database serves one process, which must be all)`,
+    ]);
+  }
   const demoEnabled =
     env.DEMO === 'on' || (env.DEMO === 'auto' && (embedded || env.DEMO_EMAIL !== undefined));
   return {

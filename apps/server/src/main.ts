@@ -65,11 +65,12 @@ async function main() {
   process.on('SIGINT', () => shutdown('SIGINT'));
 
   await app.listen({ port: env.PORT, host: env.HOST });
-  if (env.demoEnabled) {
+  app.log.info({ role: env.ROLE }, 'process role');
+  if (env.demoEnabled && app.runtime.hasEngine) {
     // In the background: the console is usable at once, and the call list fills within seconds.
-    app.calls
+    app.runtime
       .ensureDemoCalls(env.demoEmail)
-      .then(() => app.tasks.ensureDemoTasks(env.demoEmail))
+      .then(() => app.runtime.ensureDemoTasks(env.demoEmail))
       .catch((err) => app.log.warn({ err }, 'demo calls failed'));
   }
 }

@@ -167,6 +167,8 @@ export const outbox = pgTable(
     recipient: text('recipient').notNull(),
     subject: text('subject').notNull().default(''),
     body: text('body').notNull(),
+    /** For messages a call asked for: the template, its variables and the call. */
+    meta: jsonb('meta'),
     createdAt: createdAt(),
   },
   (t) => [index('outbox_recipient_idx').on(t.recipient, t.createdAt)],
@@ -421,9 +423,23 @@ export const calls = pgTable(
     /** Key in the recording store (DATA_DIR/recordings on disk). */
     recordingKey: text('recording_key'),
     recordingDurationMs: integer('recording_duration_ms'),
+    /**
+     * A recording worker's claim on the pending mix (any process may mix it; only one at a time).
+     * Expires so a mix cut off by a crash is picked up again.
+     */
+    recordingLeaseOwner: text('recording_lease_owner'),
+    recordingLeaseUntil: timestamp('recording_lease_until', { withTimezone: true }),
+    /**
+     * The process running a live call and how long its claim holds without renewal. A live call
+     * whose lease ran out was left by a dead process (the call repository's one rule).
+     */
+    leaseOwner: text('lease_owner'),
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
     createdAt: createdAt(),
   },
   (t) => [
+    // Live calls are few: the inbound concurrency check and the orphan sweep read only these.
+    index('calls_live_idx').on(t.projectId, t.direction).where(sql`${t.status} <> 'ended'`),
     index('calls_project_started_idx').on(t.projectId, t.startedAt),
     index('calls_project_reason_started_idx').on(t.projectId, t.endReason, t.startedAt),
     index('calls_project_grade_started_idx').on(t.projectId, t.intentGrade, t.startedAt),
@@ -462,10 +478,34 @@ export const projectNumbers = pgTable(
     number: text('number').notNull(),
     label: text('label').notNull().default(''),
     enabled: boolean('enabled').notNull().default(true),
+    /** The assistant whose published version answers calls to this number (呼入). */
+    inboundAssistantId: text('inbound_assistant_id').references(() => assistants.id, {
+      onDelete: 'set null',
+    }),
     createdAt: createdAt(),
   },
-  (t) => [primaryKey({ columns: [t.projectId, t.number] })],
+  (t) => [
+    primaryKey({ columns: [t.projectId, t.number] }),
+    // A call to a number must reach exactly one project.
+    uniqueIndex('project_numbers_inbound_unique')
+      .on(t.number)
+      .where(sql`${t.inboundAssistantId} is not null`),
+  ],
 );
+
+/**
+ * Calls asked for by a process without the engine (ROLE=api) and run by whichever engine process
+ * claims them first (ROLE=worker or all). The id is the call's id.
+ */
+export const callRequests = pgTable('call_requests', {
+  id: text('id').primaryKey(),
+  projectId: projectRef(),
+  kind: text('kind', { enum: ['test', 'inbound_test'] }).notNull(),
+  payload: jsonb('payload').notNull(),
+  claimedBy: text('claimed_by'),
+  claimedAt: timestamp('claimed_at', { withTimezone: true }),
+  createdAt: createdAt(),
+});
 
 /** An outbound call task (呼出任务): settings are the contracts' TaskSettings, validated on write. */
 export const callTasks = pgTable(

@@ -49,11 +49,11 @@ describe('live event relay between server processes', () => {
       const { projectId } = await seedUser(database.db, { email: 'relay@example.com' });
       const seenByB: CallEvent[] = [];
       const seenByA: CallEvent[] = [];
-      b.calls.hub.subscribe(projectId, (e) => seenByB.push(e));
-      a.calls.hub.subscribe(projectId, (e) => seenByA.push(e));
+      b.runtime.hub.subscribe(projectId, (e) => seenByB.push(e));
+      a.runtime.hub.subscribe(projectId, (e) => seenByA.push(e));
 
       const callId = randomUUID();
-      const store = a.calls.store;
+      const store = a.runtime.calls;
       const startedAt = new Date();
       await store.create({
         id: callId,

@@ -4,6 +4,8 @@ import fp from 'fastify-plugin';
 import type { Database } from '../db/client';
 import { memberships, projects } from '../db/schema';
 import { AppError, forbidden } from '../lib/errors';
+// The auth plugin's declarations (app.authenticate, req.user), for programs that reach this file alone.
+import type {} from './auth';
 
 export interface ProjectAccess {
   id: string;

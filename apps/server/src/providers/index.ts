@@ -15,6 +15,8 @@ export interface EmailMessage {
 export interface SmsMessage {
   to: string;
   text: string;
+  /** For an SMS a call asked for: its template, the template's values and the call. */
+  meta?: Record<string, unknown>;
 }
 
 export interface EmailSender {
@@ -52,7 +54,13 @@ export class Outbox {
     private readonly log?: Pick<FastifyBaseLogger, 'info'>,
   ) {}
 
-  async put(channel: 'email' | 'sms', recipient: string, subject: string, body: string) {
+  async put(
+    channel: 'email' | 'sms',
+    recipient: string,
+    subject: string,
+    body: string,
+    meta?: Record<string, unknown>,
+  ) {
     const entry: OutboxEntry = {
       id: randomUUID(),
       channel,
@@ -61,7 +69,9 @@ export class Outbox {
       body,
       createdAt: new Date().toISOString(),
     };
-    await this.db.insert(outbox).values({ ...entry, createdAt: new Date(entry.createdAt) });
+    await this.db
+      .insert(outbox)
+      .values({ ...entry, meta: meta ?? null, createdAt: new Date(entry.createdAt) });
     await fs.promises.mkdir(this.dataDir, { recursive: true });
     await fs.promises.appendFile(outboxFile(this.dataDir), `${JSON.stringify(entry)}\n`, { mode: 0o600 });
     // The body holds codes and reset links: only the fact of queuing is logged.
@@ -73,7 +83,10 @@ export class Outbox {
   }
 
   sms(): SmsSender {
-    return { send: (m) => this.put('sms', m.to, '', m.text) };
+    return {
+      send: (m) =>
+        this.put('sms', m.to, m.meta?.template ? `模板 ${String(m.meta.template)}` : '', m.text, m.meta),
+    };
   }
 }
 

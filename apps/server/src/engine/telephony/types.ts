@@ -75,10 +75,29 @@ export interface CallLeg {
   readonly whenEnded: Promise<{ by: LegEndBy; at: number }>;
 }
 
+/**
+ * An inbound call while it rings: the runtime answers it (200 OK) or refuses it (486 busy /
+ * 480 unavailable on SIP), and learns when the caller gives up first.
+ */
+export interface InboundOffer {
+  readonly callId: string;
+  /** The caller's number. */
+  readonly from: string;
+  /** The dialled number, in its stored form. */
+  readonly to: string;
+  /** Simulated carrier only: who is calling. */
+  readonly persona?: SimPersona;
+  answer(): Promise<CallLeg>;
+  /** What the caller hears: busy tone, or the number being unavailable. */
+  reject(cause: 'busy' | 'unavailable'): Promise<void>;
+  /** Aborted when the caller hangs up before the call is answered. */
+  readonly cancelled: AbortSignal;
+}
+
 export interface TelephonyAdapter {
   readonly kind: 'sim' | 'sip';
   originate(request: OriginateRequest): Promise<OriginateResult>;
   /** Registers the handler of inbound calls; returns the unregister function. */
-  onInbound(handler: (leg: CallLeg) => void): () => void;
+  onInbound(handler: (offer: InboundOffer) => void): () => void;
   close(): Promise<void>;
 }

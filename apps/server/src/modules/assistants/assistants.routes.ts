@@ -17,12 +17,13 @@ import {
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { fillConfig } from '../../engine/call/fill-config';
 import { ok } from '../../lib/reply';
 import { loadAppSecret } from '../../lib/secret-box';
 import { requireUser } from '../../plugins/auth';
 import { requireProject } from '../../plugins/project-access';
-import type { ModuleOptions } from '../index';
 import { embedderForProject } from '../knowledge/embedder';
+import type { ModuleOptions } from '../module-options';
 import {
   copyAssistant,
   createAssistant,
@@ -37,8 +38,9 @@ import {
   updateAssistant,
 } from './assistants.service';
 import { ASSISTANT_TEMPLATES } from './assistants.templates';
+import { resolveCallAssistant } from './call-config';
 import { providerResolver } from './provider';
-import { checkMessages, fillConfig, loadChatConfig, testChatTurn } from './test-chat';
+import { checkMessages, testChatTurn } from './test-chat';
 
 const failures = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope };
 
@@ -254,8 +256,13 @@ export const assistantsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app
       const projectId = requireProject(req).id;
       checkMessages(req.body.messages);
       // Loaded before the stream starts, so a missing assistant or version is an ordinary 404.
-      const draft = await loadChatConfig(db, { projectId, assistantId: req.params.assistantId, ...req.body });
-      const config = fillConfig(draft, req.body.variables);
+      const resolved = await resolveCallAssistant(
+        db,
+        projectId,
+        req.params.assistantId,
+        req.body.version ?? 'draft',
+      );
+      const config = fillConfig(resolved.config, req.body.variables);
 
       const abort = new AbortController();
       // The browser's stop button (or a closed tab) should stop paying for tokens at once.

@@ -1,67 +1,18 @@
-import {
-  type AssistantConfig,
-  type ChatMessage,
-  fillVariables,
-  type RetrievedSegment,
-  type TestChatEvent,
-  type UsedSegment,
+import type {
+  AssistantConfig,
+  ChatMessage,
+  RetrievedSegment,
+  TestChatEvent,
+  UsedSegment,
 } from '@callpilot/contracts';
 import type { Database } from '../../db/client';
 import { type BrainProvider, createBrain } from '../../engine/brain/create-brain';
 import type { BrainEvent } from '../../engine/brain/types';
-import { AppError, badRequest, notFound } from '../../lib/errors';
+import { AppError, badRequest } from '../../lib/errors';
 import type { Embedder } from '../knowledge/embedder';
 import { retrieve } from '../knowledge/retrieval';
-import { getAssistant, getPublishedVersion } from './assistants.service';
 
 export type ProviderResolver = (projectId: string, providerId: string) => Promise<BrainProvider | null>;
-
-export interface TestChatInput {
-  projectId: string;
-  assistantId: string;
-  messages: ChatMessage[];
-  variables: Record<string, string>;
-  version?: number;
-}
-
-/** What a turn runs on: the draft unless a published version is asked for. */
-export async function loadChatConfig(db: Database, input: TestChatInput): Promise<AssistantConfig> {
-  if (input.version === undefined) return (await getAssistant(db, input.projectId, input.assistantId)).config;
-  const published = await getPublishedVersion(db, input.projectId, input.assistantId, input.version);
-  if (!published) {
-    await getAssistant(db, input.projectId, input.assistantId);
-    throw notFound(`版本 v${input.version} 不存在`);
-  }
-  return published.config;
-}
-
-/**
- * Every line the callee may hear, with the contact's values filled in. A variable left empty in
- * the request takes its sample, so the chat reads like a real call from the first try.
- */
-export function fillConfig(config: AssistantConfig, requested: Record<string, string>): AssistantConfig {
-  const values: Record<string, string> = {};
-  for (const variable of config.variables) {
-    const given = requested[variable.name]?.trim();
-    values[variable.name] = given || variable.sample;
-  }
-  const fill = (text: string) => fillVariables(text, values);
-  const c = config.conversation;
-  return {
-    ...config,
-    openingLine: fill(config.openingLine),
-    systemPrompt: fill(config.systemPrompt),
-    conversation: {
-      ...c,
-      silenceReprompt: fill(c.silenceReprompt),
-      closingLine: fill(c.closingLine),
-      fallbackReply: fill(c.fallbackReply),
-      optOutReply: fill(c.optOutReply),
-      transferLine: fill(c.transferLine),
-      voicemailMessage: fill(c.voicemailMessage),
-    },
-  };
-}
 
 /** The conversation must end with the callee, since the assistant answers it. */
 export function checkMessages(messages: ChatMessage[]) {

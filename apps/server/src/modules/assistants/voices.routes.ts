@@ -9,7 +9,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createEspeakSynthesizer } from '../../engine/speech/espeak';
 import { ok } from '../../lib/reply';
-import type { ModuleOptions } from '../index';
+import type { ModuleOptions } from '../module-options';
 
 const failures = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 503: errorEnvelope };
 

@@ -14,7 +14,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ok } from '../../lib/reply';
 import { requireUser } from '../../plugins/auth';
-import type { ModuleOptions } from '../index';
+import type { ModuleOptions } from '../module-options';
 import { type ClientMeta, endAllSessions, login, refreshSession, register } from './auth.service';
 import { resetPasswordByLink, sendLoginCode, sendPasswordLink } from './passwords.service';
 import { revokedToken, revokedUser } from './session-cache';

@@ -13,9 +13,9 @@ import {
   projectIdParams,
   testCallRequest,
   testCallStarted,
+  testInboundCallRequest,
 } from '@callpilot/contracts';
 import type { FastifyReply } from 'fastify';
-import fp from 'fastify-plugin';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError, notFound } from '../../lib/errors';
@@ -24,8 +24,7 @@ import { loadAppSecret } from '../../lib/secret-box';
 import { streamEvents } from '../../lib/sse';
 import { requireUser } from '../../plugins/auth';
 import { requireProject } from '../../plugins/project-access';
-import type { ModuleOptions } from '../index';
-import { type CallRuntime, createCallRuntime } from './call-runtime';
+import type { ModuleOptions } from '../module-options';
 import { exportCallsCsv, exportCallsXlsx } from './calls.export';
 import {
   findCall,
@@ -33,17 +32,8 @@ import {
   getCallDetail,
   listCalls,
   listTags,
-  setHumanGrade,
-  setTags,
 } from './calls.service';
 import { recordingUrl, verifyRecordingSignature } from './recording-url';
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    /** The call engine of this process: carrier, event hub, recordings (see call-runtime.ts). */
-    calls: CallRuntime;
-  }
-}
 
 const guarded = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope };
 const BASE = '/api/project/:projectId/calls';
@@ -72,13 +62,9 @@ export function parseRange(
   return { start, end };
 }
 
-const callsPlugin: FastifyPluginAsyncZod<ModuleOptions> = async (app, options) => {
-  const { db, env } = options;
+/** Call records, their recordings and live events, and the simulated calls of the console. */
+export const callsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, env, runtime }) => {
   const secret = loadAppSecret(env);
-  const runtime = createCallRuntime(app, options);
-  app.decorate('calls', runtime);
-  app.addHook('onReady', async () => runtime.start());
-  app.addHook('preClose', async () => runtime.stop());
 
   const tags = ['通话记录'];
   const security = [{ bearerAuth: [] }];
@@ -186,6 +172,21 @@ const callsPlugin: FastifyPluginAsyncZod<ModuleOptions> = async (app, options) =
     async (req) => ok(await runtime.startTestCall(requireProject(req).id, req.body)),
   );
 
+  app.post(
+    `${BASE}/test-inbound`,
+    {
+      schema: {
+        tags,
+        security,
+        summary: '模拟来电：模拟客户拨打项目号码，按号码的呼入绑定与项目的呼入并发接听，实时事件见 /events',
+        params: projectIdParams,
+        body: testInboundCallRequest,
+        response: { 200: envelope(testCallStarted), ...guarded, 503: errorEnvelope },
+      },
+    },
+    async (req) => ok(await runtime.startInboundTestCall(requireProject(req).id, req.body)),
+  );
+
   const one = `${BASE}/:callId`;
   app.get(
     one,
@@ -222,7 +223,7 @@ const callsPlugin: FastifyPluginAsyncZod<ModuleOptions> = async (app, options) =
       schema: {
         tags,
         security,
-        summary: '挂断进行中的模拟通话（模拟客户挂机；仍在振铃时取消呼叫）',
+        summary: '挂断进行中的模拟通话或模拟来电（模拟客户挂机；仍在振铃时取消呼叫）',
         params: callIdParams,
         response: { 200: envelope(z.object({ hungUp: z.boolean() })), ...guarded, 409: errorEnvelope },
       },
@@ -230,9 +231,8 @@ const callsPlugin: FastifyPluginAsyncZod<ModuleOptions> = async (app, options) =
     async (req) => {
       const row = await findCall(db, requireProject(req).id, req.params.callId);
       if (row.status === 'ended') throw new AppError(409, 'CONFLICT', '通话已结束');
-      if (!row.persona || !runtime.hangUpTestCall(row.id)) {
-        throw new AppError(409, 'CONFLICT', '只能挂断本服务器上进行中的模拟通话');
-      }
+      if (!row.persona) throw new AppError(409, 'CONFLICT', '只能挂断模拟通话或模拟来电');
+      if (!(await runtime.hangUp(row.id))) throw new AppError(409, 'CONFLICT', '通话已不在进行中');
       return ok({ hungUp: true });
     },
   );
@@ -251,10 +251,9 @@ const callsPlugin: FastifyPluginAsyncZod<ModuleOptions> = async (app, options) =
     },
     async (req) => {
       const projectId = requireProject(req).id;
-      await setHumanGrade(db, projectId, req.params.callId, req.body.grade, requireUser(req).id);
-      const detail = await getCallDetail(db, projectId, req.params.callId);
-      runtime.hub.publish(projectId, { type: 'updated', call: detail });
-      return ok(detail);
+      return ok(
+        await runtime.calls.setHumanGrade(projectId, req.params.callId, req.body.grade, requireUser(req).id),
+      );
     },
   );
 
@@ -271,11 +270,7 @@ const callsPlugin: FastifyPluginAsyncZod<ModuleOptions> = async (app, options) =
       },
     },
     async (req) => {
-      const projectId = requireProject(req).id;
-      await setTags(db, projectId, req.params.callId, req.body.tags);
-      const detail = await getCallDetail(db, projectId, req.params.callId);
-      runtime.hub.publish(projectId, { type: 'updated', call: detail });
-      return ok(detail);
+      return ok(await runtime.calls.setTags(requireProject(req).id, req.params.callId, req.body.tags));
     },
   );
 
@@ -371,6 +366,3 @@ const callsPlugin: FastifyPluginAsyncZod<ModuleOptions> = async (app, options) =
     },
   );
 };
-
-/** Not encapsulated: `app.calls` (the engine of this process) is for the demo seeding and later modules too. */
-export const callsRoutes = fp(callsPlugin, { name: 'calls', dependencies: ['auth', 'project-access'] });

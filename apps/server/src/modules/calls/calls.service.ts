@@ -10,7 +10,7 @@ import type {
 import { and, asc, desc, eq, gt, gte, ilike, inArray, isNull, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { calls, callTurns, users } from '../../db/schema';
-import { badRequest, notFound } from '../../lib/errors';
+import { notFound } from '../../lib/errors';
 
 export type CallRow = typeof calls.$inferSelect;
 type TurnRow = typeof callTurns.$inferSelect;
@@ -241,42 +241,6 @@ export async function* iterateCalls(
 }
 
 /** A human grade beside the machine's; null clears it so the machine's counts again. */
-export async function setHumanGrade(
-  db: Database,
-  projectId: string,
-  callId: string,
-  grade: IntentGrade | null,
-  userId: string,
-): Promise<void> {
-  const row = await findCall(db, projectId, callId);
-  if (!row.answeredAt && grade) {
-    throw badRequest('字段 grade：未接通的通话没有意向等级');
-  }
-  await db
-    .update(calls)
-    .set({
-      humanGrade: grade,
-      intentGrade: grade ?? row.machineGrade,
-      humanGradedBy: grade ? userId : null,
-      humanGradedAt: grade ? new Date() : null,
-    })
-    .where(and(eq(calls.projectId, projectId), eq(calls.id, callId)));
-}
-
-export async function setTags(
-  db: Database,
-  projectId: string,
-  callId: string,
-  tags: string[],
-): Promise<void> {
-  await findCall(db, projectId, callId);
-  const unique = [...new Set(tags)];
-  await db
-    .update(calls)
-    .set({ tags: unique })
-    .where(and(eq(calls.projectId, projectId), eq(calls.id, callId)));
-}
-
 export async function listTags(db: Database, projectId: string): Promise<string[]> {
   const rows = await db.execute<{ tag: string }>(
     sql`select distinct unnest(${calls.tags}) as tag from ${calls} where ${calls.projectId} = ${projectId} order by 1 limit 200`,

@@ -3,10 +3,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { CallTurn, EndReason } from '@callpilot/contracts';
+import { eq } from 'drizzle-orm';
 import ExcelJS from 'exceljs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, loginAs, seedUser } from '../../../test/helpers';
-import type { NewCall } from './call-store';
+import { calls } from '../../db/schema';
+import type { NewCallRecord as NewCall } from '../../engine/call/ports';
 import { iterateCalls, listCalls } from './calls.service';
 
 type TestApp = Awaited<ReturnType<typeof createTestApp>>;
@@ -47,7 +49,7 @@ async function recordCall(
     turns?: Pick<CallTurn, 'speaker' | 'text'>[];
   } = {},
 ) {
-  const store = t.app.calls.store;
+  const store = t.app.runtime.calls;
   const id = randomUUID();
   const startedAt = over.startedAt ?? new Date(Date.now() - DAY);
   await store.create({
@@ -320,8 +322,12 @@ describe('call records', () => {
     wav.write('WAVE', 8, 'ascii');
     for (let i = 44; i < wav.length; i++) wav[i] = i % 251;
     const key = `${a.projectId}/${id}.wav`;
-    await app.calls.recordings.put(key, wav);
-    await app.calls.store.recordingReady(a.projectId, id, key, 30, []);
+    await app.runtime.recordings.put(key, wav);
+    // A recording as the worker leaves it (the worker itself is tested in test-call.test.ts).
+    await t.db
+      .update(calls)
+      .set({ recording: 'ready', recordingKey: key, recordingDurationMs: 30 })
+      .where(eq(calls.id, id));
 
     const base = `/api/project/${a.projectId}/calls/${id}`;
     const whole = await app.inject({ method: 'GET', url: `${base}/recording`, headers: headersA });

@@ -54,7 +54,7 @@ describe('挂断 a 模拟通话', () => {
     expect((await call(talking)).status).toBe('in_progress');
     expect((await hangUp(talking)).json().data).toEqual({ hungUp: true });
     await clock.advance(1000);
-    await t.app.calls.idle();
+    await t.app.runtime.idle();
     expect(await call(talking)).toMatchObject({
       status: 'ended',
       endReason: 'callee_hangup',
@@ -63,7 +63,7 @@ describe('挂断 a 模拟通话', () => {
 
     const ringing = await start('no_answer');
     expect((await hangUp(ringing)).statusCode).toBe(200);
-    await t.app.calls.idle();
+    await t.app.runtime.idle();
     expect(await call(ringing)).toMatchObject({ status: 'ended', endReason: 'failed', answeredAt: null });
 
     const again = await hangUp(ringing);

@@ -81,10 +81,10 @@ const detail = async (callId: string) =>
 describe('simulated test calls through the API', () => {
   it('ends every persona with its end reason, grades it, and announces it live', async () => {
     const events: CallEvent[] = [];
-    const unsubscribe = t.app.calls.hub.subscribe(projectId, (e) => events.push(e));
+    const unsubscribe = t.app.runtime.hub.subscribe(projectId, (e) => events.push(e));
     const ids = new Map<SimPersona, string>();
     for (const persona of Object.keys(EXPECTED) as SimPersona[]) ids.set(persona, await testCall(persona));
-    await t.app.calls.idle();
+    await t.app.runtime.idle();
     unsubscribe();
 
     for (const [persona, callId] of ids) {
@@ -144,8 +144,8 @@ describe('simulated test calls through the API', () => {
 
   it('mixes a real two-voice recording for an answered call, with turns moved to where they are heard', async () => {
     const callId = await testCall('interested', { calleeNumber: '13912345678' });
-    await t.app.calls.idle();
-    await t.app.calls.drainRecordings();
+    await t.app.runtime.idle();
+    await t.app.runtime.drainRecordings();
     const call = await detail(callId);
     expect(call.recording).toBe('ready');
     const res = await t.app.inject({
@@ -198,7 +198,7 @@ describe('simulated test calls through the API', () => {
     abort.abort();
     expect(types[0]).toBe('started');
     expect(types).toEqual(expect.arrayContaining(['answered', 'turn', 'ended', 'updated']));
-    await t.app.calls.idle();
+    await t.app.runtime.idle();
   }, 60_000);
 
   it('refuses a bad test call with a Chinese message and creates nothing', async () => {

@@ -12,7 +12,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ok } from '../../lib/reply';
 import { requireProject } from '../../plugins/project-access';
-import type { ModuleOptions } from '../index';
+import type { ModuleOptions } from '../module-options';
 import { addToDoNotCall, listDoNotCall, removeFromDoNotCall } from './do-not-call.service';
 
 const failures = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope };

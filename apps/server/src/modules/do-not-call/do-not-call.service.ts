@@ -7,6 +7,7 @@ import {
 import { and, count, desc, eq, like } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { doNotCall } from '../../db/schema';
+import type { DoNotCallList } from '../../engine/call/ports';
 import { notFound } from '../../lib/errors';
 
 export type DoNotCallSource = DoNotCallEntry['source'];
@@ -82,3 +83,10 @@ export async function removeFromDoNotCall(db: Database, projectId: string, phone
     .returning({ phone: doNotCall.phone });
   if (removed.length === 0) throw notFound('该号码不在免打扰名单中');
 }
+
+/** The engine's view of the do-not-call list (see engine/call/ports.ts): opt-outs heard in calls. */
+export const doNotCallList = (db: Database): DoNotCallList => ({
+  optOut: async (projectId, phone, reason) => {
+    await addToDoNotCall(db, projectId, phone, 'opt_out', reason);
+  },
+});

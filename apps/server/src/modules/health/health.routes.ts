@@ -1,7 +1,7 @@
 import { envelope, errorEnvelope, healthStatus } from '@callpilot/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { fail, ok } from '../../lib/reply';
-import type { ModuleOptions } from '../index';
+import type { ModuleOptions } from '../module-options';
 
 const startedAt = Date.now();
 

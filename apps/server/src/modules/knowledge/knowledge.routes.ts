@@ -31,7 +31,7 @@ import { AppError } from '../../lib/errors';
 import { ok } from '../../lib/reply';
 import { loadAppSecret } from '../../lib/secret-box';
 import { requireProject } from '../../plugins/project-access';
-import type { ModuleOptions } from '../index';
+import type { ModuleOptions } from '../module-options';
 import { embedderForProject } from './embedder';
 import {
   createKnowledgeBase,
@@ -50,12 +50,11 @@ import {
   updateSegment,
   uploadDocuments,
 } from './knowledge.service';
-import { startKnowledgeWorker } from './worker';
 
 const guarded = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope };
 const BASE = '/api/project/:projectId/knowledge-bases/:knowledgeBaseId';
 
-export const knowledgeRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, env }) => {
+export const knowledgeRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, env, runtime }) => {
   const secret = loadAppSecret(env);
   const projectEmbedder = (database: Database, projectId: string) =>
     embedderForProject(database, secret, projectId);
@@ -67,16 +66,6 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app,
     // One byte over the limit is enough to know a file is too large; the rest is not read.
     limits: { fileSize: KNOWLEDGE_MAX_FILE_BYTES + 1, files: KNOWLEDGE_MAX_FILES_PER_UPLOAD, fields: 20 },
     throwFileSizeLimit: false,
-  });
-
-  // The indexer starts once the app is ready (after migrations in main.ts) and is stopped before
-  // the database closes, so neither graceful shutdown nor a test's app.close() waits on it.
-  let worker: ReturnType<typeof startKnowledgeWorker> | undefined;
-  app.addHook('onReady', async () => {
-    worker = startKnowledgeWorker(db, { log: app.log, embedderFor: projectEmbedder });
-  });
-  app.addHook('preClose', async () => {
-    await worker?.stop();
   });
 
   app.get(
@@ -191,7 +180,7 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app,
       }
       if (files.length === 0) throw new AppError(400, 'VALIDATION_FAILED', '字段 files：请选择要上传的文件');
       const result = await uploadDocuments(db, projectId, req.params.knowledgeBaseId, files);
-      if (result.accepted.length > 0) worker?.wake();
+      if (result.accepted.length > 0) runtime.wakeKnowledge();
       return ok(result);
     },
   );
@@ -243,7 +232,7 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app,
     async (req) => {
       const { knowledgeBaseId, documentId } = req.params;
       const document = await reindexDocument(db, requireProject(req).id, knowledgeBaseId, documentId);
-      worker?.wake();
+      runtime.wakeKnowledge();
       return ok(document);
     },
   );

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { ok } from '../../lib/reply';
 import { loadAppSecret } from '../../lib/secret-box';
 import { requireProject } from '../../plugins/project-access';
-import type { ModuleOptions } from '../index';
+import type { ModuleOptions } from '../module-options';
 import {
   createProvider,
   deleteProvider,

@@ -4,15 +4,17 @@ import {
   optionalText,
   projectIdParams,
   projectNumber,
+  projectNumberInboundRequest,
   projectNumberWriteRequest,
 } from '@callpilot/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ok } from '../../lib/reply';
 import { requireProject } from '../../plugins/project-access';
-import type { ModuleOptions } from '../index';
+import type { ModuleOptions } from '../module-options';
 import {
   assertCanManageNumbers,
+  bindInbound,
   createNumber,
   deleteNumber,
   listNumbers,
@@ -81,6 +83,26 @@ export const numbersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, {
       const project = requireProject(req);
       assertCanManageNumbers(project);
       return ok(await updateNumber(db, project.id, req.params.number, req.body));
+    },
+  );
+
+  app.put(
+    `${url}/:number/inbound`,
+    {
+      schema: {
+        tags,
+        security,
+        summary:
+          '呼入接听：把号码的来电交给小助手（其已发布版本接听），assistantId 为 null 时解除绑定（所有者或管理员）',
+        params: numberParams,
+        body: projectNumberInboundRequest,
+        response: { 200: envelope(projectNumber), ...guarded, 409: errorEnvelope },
+      },
+    },
+    async (req) => {
+      const project = requireProject(req);
+      assertCanManageNumbers(project);
+      return ok(await bindInbound(db, project.id, req.params.number, req.body.assistantId));
     },
   );
 

@@ -1,19 +1,33 @@
 import type { ProjectNumber } from '@callpilot/contracts';
-import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, ne, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { callTasks, projectNumbers } from '../../db/schema';
+import { assistants, callTasks, projectLimits, projectNumbers } from '../../db/schema';
+import type { InboundRoutes } from '../../engine/call/ports';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
 import { normalizePhone } from '../../lib/phone';
 import type { ProjectAccess } from '../../plugins/project-access';
 
-const toNumber = (row: typeof projectNumbers.$inferSelect): ProjectNumber => ({
+type NumberRow = typeof projectNumbers.$inferSelect;
+
+const toNumber = (row: NumberRow, assistantName: string | null = null): ProjectNumber => ({
   number: row.number,
   label: row.label,
   enabled: row.enabled,
-  inboundAssistantId: null,
-  inboundAssistantName: null,
+  inboundAssistantId: row.inboundAssistantId,
+  inboundAssistantName: row.inboundAssistantId ? assistantName : null,
   createdAt: row.createdAt.toISOString(),
 });
+
+/** A number with the name of the assistant answering it. */
+async function withAssistant(db: Database, row: NumberRow): Promise<ProjectNumber> {
+  if (!row.inboundAssistantId) return toNumber(row);
+  const [assistant] = await db
+    .select({ name: assistants.name })
+    .from(assistants)
+    .where(eq(assistants.id, row.inboundAssistantId))
+    .limit(1);
+  return toNumber(row, assistant?.name ?? null);
+}
 
 /** Caller numbers are shown to every callee: only the project's owner and admins manage them. */
 export function assertCanManageNumbers(project: ProjectAccess): void {
@@ -29,11 +43,12 @@ export function callerNumberOrThrow(raw: string, field = 'number'): string {
 
 export async function listNumbers(db: Database, projectId: string): Promise<ProjectNumber[]> {
   const rows = await db
-    .select()
+    .select({ number: projectNumbers, assistantName: assistants.name })
     .from(projectNumbers)
+    .leftJoin(assistants, eq(assistants.id, projectNumbers.inboundAssistantId))
     .where(eq(projectNumbers.projectId, projectId))
     .orderBy(asc(projectNumbers.createdAt), asc(projectNumbers.number));
-  return rows.map(toNumber);
+  return rows.map((r) => toNumber(r.number, r.assistantName));
 }
 
 /** For the tasks module: which of these numbers are the project's enabled caller numbers (stored form). */
@@ -84,8 +99,94 @@ export async function updateNumber(
     .set({ label: input.label ?? current.label, enabled: input.enabled ?? current.enabled })
     .where(and(eq(projectNumbers.projectId, projectId), eq(projectNumbers.number, current.number)))
     .returning();
-  return toNumber(row!);
+  return withAssistant(db, row!);
 }
+
+/**
+ * 呼入: the published version of `assistantId` answers calls to the number from now on (null
+ * unbinds it). A number reaches one project only, so a number another project has bound is refused.
+ */
+export async function bindInbound(
+  db: Database,
+  projectId: string,
+  raw: string,
+  assistantId: string | null,
+): Promise<ProjectNumber> {
+  const current = await findNumber(db, projectId, raw);
+  if (assistantId) {
+    const [assistant] = await db
+      .select({ publishedVersion: assistants.publishedVersion })
+      .from(assistants)
+      .where(
+        and(
+          eq(assistants.id, assistantId),
+          eq(assistants.projectId, projectId),
+          isNull(assistants.deletedAt),
+        ),
+      )
+      .limit(1);
+    if (!assistant) throw badRequest('字段 assistantId：小助手不存在或已删除');
+    if (!assistant.publishedVersion) {
+      throw badRequest('字段 assistantId：小助手尚未发布，发布后才能接听来电');
+    }
+    const [taken] = await db
+      .select({ projectId: projectNumbers.projectId })
+      .from(projectNumbers)
+      .where(
+        and(
+          eq(projectNumbers.number, current.number),
+          ne(projectNumbers.projectId, projectId),
+          isNotNull(projectNumbers.inboundAssistantId),
+        ),
+      )
+      .limit(1);
+    if (taken) throw conflict(`号码 ${current.number} 的来电已由其他项目接听，不能重复绑定`);
+  }
+  try {
+    const [row] = await db
+      .update(projectNumbers)
+      .set({ inboundAssistantId: assistantId })
+      .where(and(eq(projectNumbers.projectId, projectId), eq(projectNumbers.number, current.number)))
+      .returning();
+    return withAssistant(db, row!);
+  } catch (err) {
+    // Two projects binding the same number at once: the unique index decides.
+    if ((err as { code?: string }).code === '23505' || /unique/i.test(String(err))) {
+      throw conflict(`号码 ${current.number} 的来电已由其他项目接听，不能重复绑定`);
+    }
+    throw err;
+  }
+}
+
+/** Projects without balance limits take this many inbound calls at once (like outbound's 200). */
+export const DEFAULT_CALLIN_CAP = 200;
+
+/** The engine's view of the numbers (see engine/call/ports.ts): where a dialled number's calls go. */
+export const inboundRoutes = (db: Database): InboundRoutes => ({
+  async lookup(number) {
+    const rows = await db
+      .select({
+        projectId: projectNumbers.projectId,
+        assistantId: projectNumbers.inboundAssistantId,
+        enabled: projectNumbers.enabled,
+        hasBalance: projectLimits.hasBalance,
+        concurrentCallin: projectLimits.concurrentCallin,
+      })
+      .from(projectNumbers)
+      .leftJoin(projectLimits, eq(projectLimits.projectId, projectNumbers.projectId))
+      .where(eq(projectNumbers.number, number))
+      // The project that bound it first; otherwise any project owning it (to record the refusal).
+      .orderBy(sql`${projectNumbers.inboundAssistantId} is null`, asc(projectNumbers.createdAt))
+      .limit(1);
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      projectId: row.projectId,
+      assistantId: row.enabled ? row.assistantId : null,
+      callinLimit: row.hasBalance ? (row.concurrentCallin ?? 0) : DEFAULT_CALLIN_CAP,
+    };
+  },
+});
 
 /**
  * A number an unfinished task shows to callees cannot disappear under it: the dialer would

@@ -2,7 +2,7 @@ import { consoleConfig, envelope, errorEnvelope, oemInfo } from '@callpilot/cont
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ok } from '../../lib/reply';
-import type { ModuleOptions } from '../index';
+import type { ModuleOptions } from '../module-options';
 import { getOemInfo } from './oem.service';
 
 const hostParams = z.object({

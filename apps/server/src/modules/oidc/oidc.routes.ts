@@ -11,7 +11,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { notFound } from '../../lib/errors';
 import { ok } from '../../lib/reply';
-import type { ModuleOptions } from '../index';
+import type { ModuleOptions } from '../module-options';
 import { completeOidcLogin, createOidcClient, oidcSettings, startOidcLogin } from './oidc.service';
 
 export const oidcRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, env }) => {

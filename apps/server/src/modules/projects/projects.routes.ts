@@ -14,7 +14,7 @@ import { ok } from '../../lib/reply';
 import { requireUser } from '../../plugins/auth';
 import { requireProject } from '../../plugins/project-access';
 import { revokedUser } from '../auth/session-cache';
-import type { ModuleOptions } from '../index';
+import type { ModuleOptions } from '../module-options';
 import { createProject, getBalance, getBalanceLimit, listMembers } from './projects.service';
 
 const guarded = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope };

@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { badRequest } from '../../lib/errors';
 import { ok } from '../../lib/reply';
 import { requireProject } from '../../plugins/project-access';
-import type { ModuleOptions } from '../index';
+import type { ModuleOptions } from '../module-options';
 import {
   commitImport,
   createImport,

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   dashboardSummary,
   envelope,
@@ -14,23 +13,12 @@ import {
   taskPreflight,
   taskSettings,
 } from '@callpilot/contracts';
-import fp from 'fastify-plugin';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { Dialer } from '../../engine/dialer/dialer';
-import { type Relay, startRelay } from '../../lib/relay';
 import { ok } from '../../lib/reply';
 import { streamEvents } from '../../lib/sse';
 import { requireProject } from '../../plugins/project-access';
-import {
-  type LoadedAssistant,
-  loadAssistantForCall,
-  placeCall,
-  SIM_CALLER_NUMBER,
-} from '../calls/call-runner';
-import type { ModuleOptions } from '../index';
-import { ensureDemoTasks } from './demo-tasks';
-import { TaskEventHub } from './task-events';
+import type { ModuleOptions } from '../module-options';
 import {
   actOnTask,
   copyTask,
@@ -38,31 +26,11 @@ import {
   dashboard,
   deleteTask,
   getTaskDetail,
-  getTaskSummary,
   listContacts,
   listTasks,
   preflightTask,
   updateTask,
 } from './tasks.service';
-
-export interface TaskRuntime {
-  /** This process's dialer (started when the server is ready). */
-  dialer: Dialer;
-  events: TaskEventHub;
-  /** Tasks the demo seeding is dialling on its own simulated clock: the server's dialer leaves them alone. */
-  seeding: Set<string>;
-  /**
-   * Gives the demo project its call tasks (see demo-tasks.ts) when it has none yet or an earlier
-   * seeding was interrupted; resolves with the number of tasks created or finished.
-   */
-  ensureDemoTasks(email: string): Promise<number>;
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    tasks: TaskRuntime;
-  }
-}
 
 const guarded = {
   400: errorEnvelope,
@@ -73,102 +41,13 @@ const guarded = {
 };
 const BASE = '/api/project/:projectId/tasks';
 
-/** Call tasks (呼出任务): settings, state machine, contacts, preflight, live events, the dialer. */
-const tasksPlugin: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, database, env, clock }) => {
+/** Call tasks (呼出任务): settings, state machine, contacts, preflight, live events. */
+export const tasksRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, runtime }) => {
   const tags = ['呼出任务'];
   const security = [{ bearerAuth: [] }];
-  const now = () => app.calls.runnerDeps.clock.now();
-
-  const events = new TaskEventHub(
-    async (projectId, taskId) => ({ type: 'task', task: await getTaskSummary(db, projectId, taskId, now()) }),
-    undefined,
-    (err) => app.log.warn({ err }, 'task event failed'),
-  );
-  // Other processes dial the same tasks on PostgreSQL: their changes reach this process's watchers
-  // through the relay, and the hub then reads the summary from the database.
-  let relay: Relay | undefined;
-  const taskChanged = (projectId: string, taskId: string) => {
-    events.changed(projectId, taskId);
-    relay?.send(`${projectId}/${taskId}`);
-  };
-  // Frozen versions never change: one load per task version, not per call.
-  const assistantsCache = new Map<string, Promise<LoadedAssistant>>();
-  const seeding = new Set<string>();
-  const dialer = new Dialer({
-    db,
-    clock: app.calls.runnerDeps.clock,
-    processId: `server-${randomUUID()}`,
-    defaultCallerNumber: SIM_CALLER_NUMBER,
-    recoverForeignLeasesAtStart: database.kind === 'pglite',
-    ownsTask: (taskId) => !seeding.has(taskId),
-    log: app.log,
-    onTaskChanged: (projectId, taskId) => taskChanged(projectId, taskId),
-    // A test's simulated clock already compresses time; otherwise follow the simulated carrier's scale.
-    retryTimeScale: clock ? 1 : env.SIM_TIME_SCALE,
-    dial: async (job) => {
-      const { task, contact } = job;
-      if (!task.assistantId) throw new Error('task has no assistant');
-      const key = `${task.projectId}/${task.assistantId}@${task.assistantVersion ?? 'live'}`;
-      let loaded = assistantsCache.get(key);
-      if (!loaded) {
-        loaded = loadAssistantForCall(
-          db,
-          task.projectId,
-          task.assistantId,
-          task.assistantVersion ?? undefined,
-        );
-        assistantsCache.set(key, loaded);
-        loaded.catch(() => assistantsCache.delete(key));
-      }
-      return placeCall(
-        app.calls.runnerDeps,
-        {
-          projectId: task.projectId,
-          assistantId: task.assistantId,
-          version: task.assistantVersion ?? undefined,
-          callId: job.callId,
-          callerNumber: job.callerNumber,
-          calleeNumber: contact.phone,
-          variables: contact.variables,
-          taskId: task.id,
-          taskName: task.name,
-          contactId: contact.id,
-          contactName: contact.name,
-          signal: job.signal,
-        },
-        await loaded,
-      );
-    },
-  });
-  app.decorate('tasks', {
-    dialer,
-    events,
-    seeding,
-    ensureDemoTasks: (email: string) => ensureDemoTasks(app, email),
-  } satisfies TaskRuntime);
-  app.addHook('onReady', async () => {
-    relay = await startRelay(
-      database,
-      'task_events',
-      (payload) => {
-        const [projectId = '', taskId = ''] = payload.split('/');
-        events.changed(projectId, taskId);
-      },
-      (err) => app.log.warn({ err }, 'task event relay failed'),
-    );
-    await dialer.start();
-  });
-  app.addHook('preClose', async () => {
-    await relay?.stop();
-    events.close();
-    await dialer.stop();
-  });
-
+  const now = () => runtime.clock.now();
   /** After a state change over HTTP: dial now rather than at the next tick, and tell the watchers. */
-  const changed = (projectId: string, taskId: string) => {
-    dialer.wake();
-    taskChanged(projectId, taskId);
-  };
+  const changed = (projectId: string, taskId: string) => runtime.taskChanged(projectId, taskId);
 
   app.get(
     BASE,
@@ -218,8 +97,8 @@ const tasksPlugin: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, data
       const projectId = requireProject(req).id;
       streamEvents(
         reply,
-        (send) => events.subscribe(projectId, send, req.query.taskId),
-        (end) => app.calls.onStop(end),
+        (send) => runtime.taskEvents.subscribe(projectId, send, req.query.taskId),
+        (end) => runtime.onStop(end),
       );
     },
   );
@@ -352,6 +231,3 @@ const tasksPlugin: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, data
     async (req) => ok(await dashboard(db, requireProject(req).id, now())),
   );
 };
-
-/** Not encapsulated: `app.tasks` (the dialer and the demo seeding) is used by the server's start-up. */
-export const tasksRoutes = fp(tasksPlugin, { name: 'tasks', dependencies: ['calls', 'project-access'] });

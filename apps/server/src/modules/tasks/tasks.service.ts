@@ -25,6 +25,7 @@ import {
   taskContacts,
   taskImportRejects,
 } from '../../db/schema';
+import { SIM_CALLER_NUMBER } from '../../engine/call/run-call';
 import {
   type CallingCalendar,
   chinaDate,
@@ -38,7 +39,6 @@ import {
 import { maxAttemptsOf } from '../../engine/dialer/dialer';
 import { badRequest, conflict, notFound } from '../../lib/errors';
 import { getPublishedVersion } from '../assistants/assistants.service';
-import { SIM_CALLER_NUMBER } from '../calls/call-runner';
 import { getLimits } from '../projects/projects.service';
 
 /** Average call length the estimates assume (seconds) until a task has calls of its own. */

@@ -247,7 +247,7 @@ describe('a task dialled by the server through the real engine', () => {
     const taskId = created.json().data.id as string;
     await insertContacts(s.t.db, s.projectId, taskId, 6);
     const events: TaskEvent[] = [];
-    const unsubscribe = s.t.app.tasks.events.subscribe(s.projectId, (e) => events.push(e), taskId);
+    const unsubscribe = s.t.app.runtime.taskEvents.subscribe(s.projectId, (e) => events.push(e), taskId);
     const started = await s.t.app.inject({
       method: 'POST',
       url: `${url}/tasks/${taskId}/actions/start`,

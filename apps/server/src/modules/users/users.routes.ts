@@ -23,7 +23,7 @@ import {
   sendResetCode,
 } from '../auth/passwords.service';
 import { revokedUser } from '../auth/session-cache';
-import type { ModuleOptions } from '../index';
+import type { ModuleOptions } from '../module-options';
 import { getCurrentUser, updateProfile } from './users.service';
 
 export const usersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, env }) => {

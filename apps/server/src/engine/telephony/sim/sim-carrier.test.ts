@@ -1,7 +1,7 @@
 import type { SimPersona } from '@callpilot/contracts';
 import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../clock';
-import type { CallLeg, OriginateResult, Utterance } from '../types';
+import type { CallLeg, InboundOffer, OriginateResult, Utterance } from '../types';
 import { speechDurationMs } from './personas';
 import { createSimCarrier, type SimLeg } from './sim-carrier';
 
@@ -330,19 +330,35 @@ describe('determinism and the persona mix', () => {
     expect(await clock.run(carrier.originate({ callId: 'x', from: 'a', to: '13800000000' }))).toMatchObject({
       outcome: 'busy',
     });
-    const legs: CallLeg[] = [];
-    const off = carrier.onInbound((leg) => legs.push(leg));
-    const leg = carrier.simulateInbound({
+    const offers: InboundOffer[] = [];
+    const off = carrier.onInbound((offer) => {
+      offers.push(offer);
+      void offer.answer();
+    });
+    const answered = await carrier.simulateInbound({
       callId: 'in-1',
       from: '13900000001',
       to: '4008000000',
       persona: 'hesitant',
     });
-    expect(legs).toEqual([leg]);
+    expect(offers.map((o) => [o.callId, o.from, o.to, o.persona])).toEqual([
+      ['in-1', '13900000001', '4008000000', 'hesitant'],
+    ]);
+    if (!answered.answered) throw new Error('not answered');
+    const leg = answered.leg;
     expect(leg).toMatchObject({ direction: 'inbound', persona: 'hesitant', answeredAt: clock.now() });
     off();
-    carrier.simulateInbound({ callId: 'in-2', from: '1', to: '2' });
-    expect(legs).toHaveLength(1);
+    // Nobody takes calls: the caller hears the number is unavailable.
+    expect(await carrier.simulateInbound({ callId: 'in-2', from: '1', to: '2' })).toEqual({
+      answered: false,
+      cause: 'unavailable',
+    });
+    carrier.onInbound((offer) => void offer.reject('busy'));
+    expect(await carrier.simulateInbound({ callId: 'in-3', from: '1', to: '2' })).toEqual({
+      answered: false,
+      cause: 'busy',
+    });
+    expect(offers).toHaveLength(1);
     await carrier.close();
     expect(leg.ended?.by).toBe('remote');
   });

@@ -2,6 +2,7 @@ import type { CallDirection, SimPersona } from '@callpilot/contracts';
 import type { Clock } from '../../clock';
 import type {
   CallLeg,
+  InboundOffer,
   LegEndBy,
   OriginateRequest,
   OriginateResult,
@@ -245,8 +246,17 @@ export class SimLeg implements CallLeg {
 
 export interface SimCarrier extends TelephonyAdapter {
   readonly kind: 'sim';
-  /** A call arriving at `to` from `from`: the registered inbound handlers get its leg. */
-  simulateInbound(request: { callId: string; from: string; to: string; persona?: SimPersona }): SimLeg;
+  /**
+   * A caller dials `to` from `from`: the registered inbound handlers get the offer. Resolves with
+   * what the caller got: the answered leg, or the refusal they heard.
+   */
+  simulateInbound(request: {
+    callId: string;
+    from: string;
+    to: string;
+    persona?: SimPersona;
+    questions?: readonly string[];
+  }): Promise<{ answered: true; leg: SimLeg } | { answered: false; cause: 'busy' | 'unavailable' }>;
   /** Legs currently up. */
   readonly activeLegs: number;
   /** The simulated callee of a live call hangs up now (the console's 挂断); false when no such leg. */
@@ -259,7 +269,7 @@ export interface SimCarrier extends TelephonyAdapter {
  */
 export function createSimCarrier(options: SimCarrierOptions): SimCarrier {
   const { clock } = options;
-  const handlers = new Set<(leg: CallLeg) => void>();
+  const handlers = new Set<(offer: InboundOffer) => void>();
   const live = new Set<SimLeg>();
   let closed = false;
 
@@ -333,9 +343,42 @@ export function createSimCarrier(options: SimCarrierOptions): SimCarrier {
     simulateInbound(request) {
       const rng = new Random(`${options.seed}:${request.callId}`);
       const persona = request.persona ?? options.personaFor?.(request.from) ?? rng.pick(TALKING_PERSONAS);
-      const leg = newLeg(request.callId, 'inbound', request.from, request.to, persona, rng);
-      for (const handler of handlers) handler(leg);
-      return leg;
+      const cancelled = new AbortController();
+      return new Promise((resolve) => {
+        let settled = false;
+        const offer: InboundOffer = {
+          callId: request.callId,
+          from: request.from,
+          to: request.to,
+          persona,
+          cancelled: cancelled.signal,
+          async answer() {
+            if (settled || closed) throw new Error('模拟来电已结束');
+            settled = true;
+            const leg = newLeg(
+              request.callId,
+              'inbound',
+              request.from,
+              request.to,
+              persona,
+              rng,
+              request.questions,
+            );
+            resolve({ answered: true, leg });
+            return leg;
+          },
+          async reject(cause) {
+            if (settled) return;
+            settled = true;
+            resolve({ answered: false, cause });
+          },
+        };
+        if (closed || handlers.size === 0) {
+          void offer.reject('unavailable');
+          return;
+        }
+        for (const handler of handlers) handler(offer);
+      });
     },
 
     onInbound(handler) {

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestApp, loginAs } from '../../../test/helpers';
-import { ensureDemo } from '../demo/demo.service';
+import { createTestApp, loginAs } from '../../test/helpers';
+import { ensureDemo } from '../modules/demo/demo.service';
 import { demoCallCount, findDemoProject } from './demo-calls';
 
 let t: Awaited<ReturnType<typeof createTestApp>> | undefined;
@@ -21,9 +21,9 @@ describe('demo call history', () => {
     await t.app.ready();
     await ensureDemo(t.db, { email: 'demo@example.com', password: 'demo-password' });
     const demo = (await findDemoProject(t.db, 'demo@example.com'))!;
-    const made = await t.app.calls.ensureDemoCalls('demo@example.com');
+    const made = await t.app.runtime.ensureDemoCalls('demo@example.com');
     expect(made).toBe(200);
-    expect(await t.app.calls.ensureDemoCalls('demo@example.com')).toBe(0);
+    expect(await t.app.runtime.ensureDemoCalls('demo@example.com')).toBe(0);
 
     const headers = await loginAs(t.app, 'demo@example.com', 'demo-password');
     const list = async (query: string) =>
@@ -59,7 +59,7 @@ describe('demo call history', () => {
     // An interrupted seeding (calls lost) is completed on the next start, without duplicates.
     await t.db.execute(`delete from calls where id like 'demo-19%'`);
     expect(await demoCallCount(t.db, demo.projectId)).toBe(190);
-    expect(await t.app.calls.ensureDemoCalls('demo@example.com')).toBe(10);
+    expect(await t.app.runtime.ensureDemoCalls('demo@example.com')).toBe(10);
     expect(await demoCallCount(t.db, demo.projectId)).toBe(200);
   }, 120_000);
 });

@@ -2,16 +2,21 @@ import type { TaskSettings } from '@callpilot/contracts';
 import { DEFAULT_WINDOWS } from '@callpilot/contracts';
 import chineseDays from 'chinese-days';
 import { and, asc, eq, inArray, isNotNull, isNull, max } from 'drizzle-orm';
-import type { FastifyInstance } from 'fastify';
-import type { Database } from '../../db/client';
-import { assistants, calls, callTasks, taskContacts } from '../../db/schema';
-import { VirtualClock } from '../../engine/clock';
-import { chinaDate, chinaMidnight, DAY_MS } from '../../engine/dialer/calendar';
-import { Dialer } from '../../engine/dialer/dialer';
-import { Random } from '../../engine/telephony/sim/random';
-import { createSimCarrier } from '../../engine/telephony/sim/sim-carrier';
-import { knowledgeQuestions, loadAssistantForCall, placeCall, SIM_CALLER_NUMBER } from '../calls/call-runner';
-import { findDemoProject, knowledgeSettled } from '../calls/demo-calls';
+import type { Database } from '../db/client';
+import { assistants, calls, callTasks, taskContacts } from '../db/schema';
+import { placeCall, SIM_CALLER_NUMBER } from '../engine/call/run-call';
+import { VirtualClock } from '../engine/clock';
+import { chinaDate, chinaMidnight, DAY_MS } from '../engine/dialer/calendar';
+import { Dialer } from '../engine/dialer/dialer';
+import { Random } from '../engine/telephony/sim/random';
+import { createSimCarrier } from '../engine/telephony/sim/sim-carrier';
+import { findDemoProject, knowledgeSettled } from './demo-calls';
+import type { Runtime } from './runtime';
+
+/** What the demo seeding needs of the runtime. */
+type DemoRuntime = Pick<Runtime, 'engine' | 'seedingTasks'> & {
+  log: { warn(obj: object, msg: string): void };
+};
 
 const SURNAMES = '王李张刘陈杨黄赵吴周徐孙马朱胡郭何林罗高';
 const PREFIXES = ['138', '139', '136', '135', '150', '151', '158', '186', '187', '177', '189', '199'];
@@ -134,12 +139,12 @@ async function insertDemoTask(
  * seeding was interrupted.
  */
 async function dialDemoTask(
-  app: FastifyInstance,
+  runtime: DemoRuntime,
+  db: Database,
   projectId: string,
   plan: DemoTaskPlan,
   now: number,
 ): Promise<void> {
-  const db = app.calls.runnerDeps.db;
   const id = demoTaskId(projectId, plan.key);
   const [task] = await db.select().from(callTasks).where(eq(callTasks.id, id));
   if (!task?.assistantId) return;
@@ -156,17 +161,17 @@ async function dialDemoTask(
       .set({ state: 'running', startedAt: new Date(startAt), assistantVersion: task.assistantVersion ?? 1 })
       .where(eq(callTasks.id, id));
   }
-  const loaded = await loadAssistantForCall(
-    db,
+  const { ports } = runtime.engine;
+  const loaded = await ports.assistants.forCall(
     projectId,
     task.assistantId,
     task.assistantVersion ?? undefined,
   );
-  const questions = await knowledgeQuestions(db, loaded.config, 40);
+  const questions = await ports.knowledge.questions(loaded.config, 40);
   const clock = new VirtualClock({ startAt });
   const carrier = createSimCarrier({ clock, seed: `demo-task:${plan.key}`, questions });
-  const deps = { ...app.calls.runnerDeps, clock, carrier };
-  app.tasks.seeding.add(id);
+  const deps = runtime.engine.callDeps({ clock, carrier });
+  runtime.seedingTasks.add(id);
   const dialer = new Dialer({
     db,
     clock,
@@ -175,7 +180,7 @@ async function dialDemoTask(
     recoverForeignLeasesAtStart: true,
     defaultCallerNumber: SIM_CALLER_NUMBER,
     maxIdleMs: 7 * DAY_MS,
-    log: app.log,
+    log: runtime.log,
     dial: (job) =>
       placeCall(
         deps,
@@ -223,7 +228,7 @@ async function dialDemoTask(
     stopClock();
     dialer.kill();
     await carrier.close();
-    app.tasks.seeding.delete(id);
+    runtime.seedingTasks.delete(id);
   }
 }
 
@@ -233,11 +238,11 @@ async function dialDemoTask(
  * the simulated carrier. Idempotent: finished tasks are left alone, interrupted ones resumed.
  */
 export async function ensureDemoTasks(
-  app: FastifyInstance,
+  runtime: DemoRuntime,
+  db: Database,
   email: string,
   now = Date.now(),
 ): Promise<number> {
-  const db = app.calls.runnerDeps.db;
   const demo = await findDemoProject(db, email);
   if (!demo) return 0;
   const [assistant] = await db
@@ -253,7 +258,11 @@ export async function ensureDemoTasks(
     .orderBy(asc(assistants.createdAt))
     .limit(1);
   if (!assistant?.version) return 0;
-  const loaded = await loadAssistantForCall(db, demo.projectId, assistant.id, assistant.version);
+  const loaded = await runtime.engine.ports.assistants.forCall(
+    demo.projectId,
+    assistant.id,
+    assistant.version,
+  );
   await knowledgeSettled(db, demo.projectId);
   let touched = 0;
   for (const plan of DEMO_TASKS) {
@@ -279,7 +288,7 @@ export async function ensureDemoTasks(
       touched++;
     }
     if (plan.key === 'draft' || (row.state !== 'draft' && row.state !== 'running')) continue;
-    await dialDemoTask(app, demo.projectId, plan, now);
+    await dialDemoTask(runtime, db, demo.projectId, plan, now);
     touched++;
   }
   return touched;

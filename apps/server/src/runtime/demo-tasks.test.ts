@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestApp, loginAs } from '../../../test/helpers';
-import { findDemoProject } from '../calls/demo-calls';
-import { ensureDemo } from '../demo/demo.service';
+import { createTestApp, loginAs } from '../../test/helpers';
+import { ensureDemo } from '../modules/demo/demo.service';
+import { findDemoProject } from './demo-calls';
 import { DEMO_TASKS } from './demo-tasks';
 
 let t: Awaited<ReturnType<typeof createTestApp>> | undefined;
@@ -22,8 +22,8 @@ describe('demo call tasks', () => {
     await t.app.ready();
     await ensureDemo(t.db, { email: 'demo@example.com', password: 'demo-password' });
     const demo = (await findDemoProject(t.db, 'demo@example.com'))!;
-    expect(await t.app.tasks.ensureDemoTasks('demo@example.com')).toBe(5);
-    expect(await t.app.tasks.ensureDemoTasks('demo@example.com')).toBe(0);
+    expect(await t.app.runtime.ensureDemoTasks('demo@example.com')).toBe(5);
+    expect(await t.app.runtime.ensureDemoTasks('demo@example.com')).toBe(0);
 
     const headers = await loginAs(t.app, 'demo@example.com', 'demo-password');
     const url = `/api/project/${demo.projectId}`;

@@ -1,17 +1,13 @@
 import { and, count, eq, like } from 'drizzle-orm';
-import type { Database } from '../../db/client';
-import { calls, knowledgeDocuments, memberships, projects, users } from '../../db/schema';
-import { VirtualClock } from '../../engine/clock';
-import { Random } from '../../engine/telephony/sim/random';
-import { createSimCarrier } from '../../engine/telephony/sim/sim-carrier';
-import { DEMO_PROJECT_NAME } from '../demo/demo.service';
-import {
-  type CallRunnerDeps,
-  knowledgeQuestions,
-  loadAssistantForCall,
-  placeCall,
-  SIM_CALLER_NUMBER,
-} from './call-runner';
+import type { Database } from '../db/client';
+import { calls, knowledgeDocuments, memberships, projectNumbers, projects, users } from '../db/schema';
+import { answerCall } from '../engine/call/answer-call';
+import { placeCall, SIM_CALLER_NUMBER } from '../engine/call/run-call';
+import { VirtualClock } from '../engine/clock';
+import { Random } from '../engine/telephony/sim/random';
+import { createSimCarrier } from '../engine/telephony/sim/sim-carrier';
+import { DEMO_PROJECT_NAME } from '../modules/demo/demo.service';
+import type { Runtime } from './runtime';
 
 export const DEMO_CALL_COUNT = 200;
 export const DEMO_CALL_DAYS = 30;
@@ -50,22 +46,41 @@ function demoVariables(rng: Random, names: string[]): Record<string, string> {
   return values;
 }
 
+/** The demo project's service line: a Shanghai landline its published assistant answers (呼入). */
+export const DEMO_INBOUND_NUMBER = '02160881000';
+
+/** Every fifth demo call is a customer calling in. */
+const isInbound = (index: number) => index % 5 === 4;
+
+/** The demo number exists and its calls reach the assistant (also for demos seeded before inbound calls). */
+export async function ensureDemoNumber(db: Database, projectId: string, assistantId: string): Promise<void> {
+  await db
+    .insert(projectNumbers)
+    .values({
+      projectId,
+      number: DEMO_INBOUND_NUMBER,
+      label: '客服热线（演示）',
+      inboundAssistantId: assistantId,
+    })
+    .onConflictDoNothing();
+}
+
 /**
  * The demo project's call history: calls over the last 30 days produced by the real engine on the
- * simulated carrier, each on its own simulated clock set to when it "happened". Recordings are
- * mixed afterwards by the runtime's recording worker.
+ * simulated carrier, outbound and inbound, each on its own simulated clock set to when it
+ * "happened". Recordings are mixed afterwards by the runtime's recording worker.
  */
 export async function seedDemoCalls(
-  deps: Omit<CallRunnerDeps, 'clock' | 'carrier' | 'forCall'>,
+  engine: Pick<Runtime['engine'], 'ports' | 'callDeps'>,
+  db: Database,
   projectId: string,
   assistantId: string,
   options: { count?: number; now?: number; shouldStop?: () => boolean } = {},
 ): Promise<number> {
-  const { db } = deps;
   const total = options.count ?? DEMO_CALL_COUNT;
   const now = options.now ?? Date.now();
-  const assistant = await loadAssistantForCall(db, projectId, assistantId, undefined);
-  const questions = await knowledgeQuestions(db, assistant.config, 40);
+  const assistant = await engine.ports.assistants.forCall(projectId, assistantId);
+  const questions = await engine.ports.knowledge.questions(assistant.config, 40);
   const existing = new Set(
     (
       await db
@@ -82,29 +97,41 @@ export async function seedDemoCalls(
     const rng = new Random(`demo:${index}`);
     const clock = new VirtualClock({ startAt: demoStart(rng, now) });
     const carrier = createSimCarrier({ clock, seed: `demo:${index}`, questions });
+    const deps = engine.callDeps({ clock, carrier });
+    const customer = `${rng.pick(MOBILE_PREFIXES)}${String(rng.int(0, 99_999_999)).padStart(8, '0')}`;
     const stop = clock.autoAdvance();
     try {
-      await placeCall(
-        // Each demo call runs on its own simulated clock, whatever the runtime's time scale.
-        { ...deps, clock, carrier, forCall: undefined },
-        {
-          projectId,
-          assistantId,
-          callId,
-          callerNumber: SIM_CALLER_NUMBER,
-          calleeNumber: `${rng.pick(MOBILE_PREFIXES)}${String(rng.int(0, 99_999_999)).padStart(8, '0')}`,
-          variables: demoVariables(
-            rng,
-            assistant.config.variables.map((v) => v.name),
-          ),
-        },
-        assistant,
-      );
+      if (isInbound(index)) {
+        let answering: Promise<unknown> = Promise.resolve();
+        carrier.onInbound((offer) => {
+          answering = answerCall(deps, offer);
+        });
+        await clock.track(carrier.simulateInbound({ callId, from: customer, to: DEMO_INBOUND_NUMBER }));
+        await answering;
+      } else {
+        await placeCall(
+          deps,
+          {
+            projectId,
+            assistantId,
+            callId,
+            callerNumber: SIM_CALLER_NUMBER,
+            calleeNumber: customer,
+            variables: demoVariables(
+              rng,
+              assistant.config.variables.map((v) => v.name),
+            ),
+          },
+          assistant,
+        );
+      }
       made++;
     } finally {
       stop();
       await carrier.close();
     }
+    // A fresh server answers requests while its history is produced.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   return made;
 }

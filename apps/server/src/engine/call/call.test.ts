@@ -1,0 +1,238 @@
+import { type AssistantConfig, assistantConfig, type SimPersona } from '@callpilot/contracts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type OpenAICompatibleServer,
+  startOpenAICompatibleServer,
+} from '../../../test/openai-compatible-server';
+import { findTemplate } from '../../modules/assistants/assistants.templates';
+import { VirtualClock } from '../clock';
+import { createSimCarrier } from '../telephony/sim/sim-carrier';
+import { answerCall } from './answer-call';
+import type { CallPorts, CallSmsRequest, InboundRoute, NewCallRecord } from './ports';
+import { type CallDeps, placeCall } from './run-call';
+
+/**
+ * The engine's one way a call runs, outbound and inbound, over in-memory ports: what it writes,
+ * in which order, and what it leaves to the modules. The HTTP-level behaviour is tested in
+ * modules/calls/inbound.test.ts.
+ */
+
+const config = (): AssistantConfig => {
+  const template = findTemplate('customer-follow-up');
+  if (!template) throw new Error('template missing');
+  return assistantConfig.parse(template.config);
+};
+
+interface Memory {
+  writes: string[];
+  calls: Map<string, NewCallRecord & { status: string; endReason?: string }>;
+  sms: CallSmsRequest[];
+}
+
+function ports(options: { route?: InboundRoute | null; providerUrl?: string; cfg?: AssistantConfig } = {}) {
+  const memory: Memory = { writes: [], calls: new Map(), sms: [] };
+  const cfg = options.cfg ?? config();
+  const live = () => [...memory.calls.values()].filter((c) => c.status !== 'ended' && c.direction === 'inbound');
+  const callPorts: CallPorts = {
+    assistants: {
+      forCall: async (_projectId, assistantId) => ({ assistantId, name: '回访助手', version: 3, config: cfg }),
+      provider: async () =>
+        options.providerUrl ? { baseUrl: options.providerUrl, model: 'test-model', apiKey: 'sk-test' } : null,
+    },
+    knowledge: { retrieve: async () => [], questions: async () => [] },
+    doNotCall: {
+      optOut: async (_p, phone) => {
+        memory.writes.push(`opt-out ${phone}`);
+      },
+    },
+    inbound: {
+      lookup: async () =>
+        options.route === undefined ? { projectId: 'p1', assistantId: 'a1', callinLimit: 2 } : options.route,
+    },
+    recorder: {
+      create: async (call) => {
+        memory.calls.set(call.id, { ...call, status: 'ringing' });
+        memory.writes.push('create');
+      },
+      createInbound: async (call, limit) => {
+        const admitted = live().length < limit;
+        memory.calls.set(call.id, {
+          ...call,
+          status: admitted ? 'ringing' : 'ended',
+          ...(admitted ? {} : { endReason: 'callin_limit' }),
+        });
+        memory.writes.push(admitted ? 'create' : 'create over_limit');
+        return admitted ? 'admitted' : 'over_limit';
+      },
+      answered: async (_p, id) => {
+        memory.calls.get(id)!.status = 'in_progress';
+        memory.writes.push('answered');
+      },
+      turn: async () => {
+        if (memory.writes.at(-1) !== 'turn') memory.writes.push('turn');
+      },
+      end: async (_p, id, end) => {
+        Object.assign(memory.calls.get(id)!, { status: 'ended', endReason: end.endReason });
+        memory.writes.push(`end ${end.endReason}`);
+      },
+      analysis: async () => {
+        memory.writes.push('analysis');
+      },
+      recordingPending: async () => {
+        memory.writes.push('recording');
+      },
+    },
+    actions: {
+      sendSms: async (request) => {
+        memory.sms.push(request);
+        memory.writes.push('sms');
+      },
+    },
+  };
+  return { callPorts, memory };
+}
+
+function depsWith(callPorts: CallPorts, seed = 7) {
+  const clock = new VirtualClock({ startAt: Date.parse('2026-03-02T10:00:00+08:00') });
+  const carrier = createSimCarrier({ clock, seed });
+  const deps: CallDeps = { ports: callPorts, clock, carrier };
+  return { clock, carrier, deps };
+}
+
+/** A simulated caller dials 4008001234 and the engine answers it as the runtime would. */
+async function callIn(
+  callPorts: CallPorts,
+  persona: SimPersona,
+  callId: string,
+  shared?: ReturnType<typeof depsWith>,
+) {
+  const { clock, carrier, deps } = shared ?? depsWith(callPorts);
+  let handled: Promise<unknown> = Promise.resolve(null);
+  const off = carrier.onInbound((offer) => {
+    if (offer.callId === callId) handled = answerCall(deps, offer);
+  });
+  const heard = await clock.run(carrier.simulateInbound({ callId, from: '13900000001', to: '4008001234', persona }));
+  off();
+  const outcome = await clock.run(handled);
+  return { heard, outcome };
+}
+
+describe('inbound calls in the engine', () => {
+  it('answers with the bound assistant: record, answer, turns, end, analysis, recording, in that order', async () => {
+    const { callPorts, memory } = ports();
+    const { heard, outcome } = await callIn(callPorts, 'interested', 'in-1');
+    expect(heard.answered).toBe(true);
+    expect(outcome).toMatchObject({ callId: 'in-1' });
+    const call = memory.calls.get('in-1');
+    expect(call).toMatchObject({
+      direction: 'inbound',
+      callerNumber: '13900000001',
+      calleeNumber: '4008001234',
+      assistantName: '回访助手',
+      assistantVersion: 3,
+      status: 'ended',
+    });
+    expect(memory.writes).toEqual(['create', 'answered', 'turn', `end ${call?.endReason}`, 'analysis', 'recording']);
+  });
+
+  it('refuses a number nobody answers, records it as 号码未配置呼入, and ignores numbers not ours', async () => {
+    const unbound = ports({ route: { projectId: 'p1', assistantId: null, callinLimit: 5 } });
+    const refused = await callIn(unbound.callPorts, 'interested', 'in-2');
+    expect(refused.heard).toEqual({ answered: false, cause: 'unavailable' });
+    expect(unbound.memory.calls.get('in-2')).toMatchObject({ status: 'ended', endReason: 'not_bound' });
+
+    const foreign = ports({ route: null });
+    const unknown = await callIn(foreign.callPorts, 'interested', 'in-3');
+    expect(unknown.heard).toEqual({ answered: false, cause: 'unavailable' });
+    expect(foreign.memory.calls.size).toBe(0);
+  });
+
+  it('beyond concurrentCallin the caller hears busy and the call is recorded as 超出呼入并发', async () => {
+    const { callPorts, memory } = ports({ route: { projectId: 'p1', assistantId: 'a1', callinLimit: 1 } });
+    const shared = depsWith(callPorts);
+    // The first caller stays on the line (silent) while the second one calls.
+    let firstHandled: Promise<unknown> = Promise.resolve();
+    const off = shared.carrier.onInbound((offer) => {
+      if (offer.callId === 'first') firstHandled = answerCall(shared.deps, offer);
+    });
+    const first = shared.carrier.simulateInbound({ callId: 'first', from: '1', to: '4008001234', persona: 'silent' });
+    await shared.clock.run(first);
+    off();
+    await shared.clock.advance(1000);
+    expect(memory.calls.get('first')?.status).toBe('in_progress');
+    const second = await callIn(callPorts, 'interested', 'second', shared);
+    expect(second.heard).toEqual({ answered: false, cause: 'busy' });
+    expect(memory.calls.get('second')).toMatchObject({ status: 'ended', endReason: 'callin_limit' });
+    await shared.clock.run(firstHandled);
+  });
+});
+
+describe('after the call', () => {
+  let server: OpenAICompatibleServer;
+  beforeAll(async () => {
+    server = await startOpenAICompatibleServer();
+  });
+  afterAll(() => server.close());
+
+  it("records the brain's SMS request after the analysis, addressed to the other party", async () => {
+    server.replyWith((request) =>
+      request.body.tools
+        ? {
+            content: '好的，地址已经发到您手机上了，再见。',
+            toolCalls: [
+              { name: 'send_sms', arguments: '{"content":"门店地址：朝阳区建国路 88 号"}' },
+              { name: 'end_call', arguments: '{"reason":"已发送地址"}' },
+            ],
+          }
+        : { content: '{"grade":"B","reason":"客户要了地址","summary":"发送门店地址","fields":{}}' },
+    );
+    const cfg = config();
+    const { callPorts, memory } = ports({
+      providerUrl: server.baseUrl,
+      cfg: { ...cfg, brain: { ...cfg.brain, providerId: 'provider-1' } },
+    });
+    const { deps, clock } = depsWith(callPorts, 3);
+    const outcome = await clock.run(
+      placeCall(deps, {
+        projectId: 'p1',
+        assistantId: 'a1',
+        callerNumber: '02160880000',
+        calleeNumber: '13800138000',
+        persona: 'interested',
+        callId: 'out-1',
+      }),
+    );
+    expect(outcome.callId).toBe('out-1');
+    expect(memory.sms).toEqual([
+      {
+        projectId: 'p1',
+        callId: 'out-1',
+        to: '13800138000',
+        template: 'assistant_send_sms',
+        variables: { content: '门店地址：朝阳区建国路 88 号', assistantName: '回访助手' },
+      },
+    ]);
+    const order = memory.writes.filter((w) => ['analysis', 'sms', 'recording'].includes(w));
+    expect(order).toEqual(['analysis', 'sms', 'recording']);
+  });
+
+  it('a call cut off by the process stopping ends as 系统中断', async () => {
+    const { callPorts, memory } = ports();
+    const { deps, clock } = depsWith(callPorts, 5);
+    const stop = new AbortController();
+    const call = placeCall(deps, {
+      projectId: 'p1',
+      assistantId: 'a1',
+      callerNumber: '02160880000',
+      calleeNumber: '13800138000',
+      persona: 'silent',
+      callId: 'out-2',
+      signal: stop.signal,
+      shutdown: stop.signal,
+    });
+    await clock.advance(40_000);
+    stop.abort(new Error('server stopping'));
+    await clock.run(call);
+    expect(memory.calls.get('out-2')?.endReason).toBe('interrupted');
+  });
+});

@@ -1,0 +1,138 @@
+import type {
+  AssistantConfig,
+  CallDirection,
+  CallTurn,
+  EndReason,
+  HangupBy,
+  IntentGrade,
+  RetrievedSegment,
+  SimPersona,
+} from '@callpilot/contracts';
+import type { BrainProvider } from '../brain/create-brain';
+
+/**
+ * What the engine needs from the rest of the server to run a call, as small interfaces the
+ * modules implement (assistants, knowledge, do-not-call, numbers, the call repository). The
+ * runtime wires them; the engine never sees a table or an HTTP request.
+ */
+
+/** An assistant configuration frozen for one call: a published version, or the draft for a test call. */
+export interface CallAssistant {
+  assistantId: string;
+  name: string;
+  /** null when a test call runs the unpublished draft. */
+  version: number | null;
+  config: AssistantConfig;
+}
+
+export interface AssistantSource {
+  /**
+   * The configuration a call runs on: `version` a published version, undefined the live published
+   * one, 'draft' the draft. Throws (a 404-style error) when there is none.
+   */
+  forCall(projectId: string, assistantId: string, version?: number | 'draft'): Promise<CallAssistant>;
+  /** The LLM profile an assistant's brain names; null runs the offline script brain. */
+  provider(projectId: string, providerId: string): Promise<BrainProvider | null>;
+}
+
+export interface KnowledgeSource {
+  /** Segments for an utterance from the assistant's bases, above its threshold, best first. */
+  retrieve(projectId: string, config: AssistantConfig, query: string): Promise<RetrievedSegment[]>;
+  /** Questions a knowledge-asking simulated caller may ask: the linked bases' own questions. */
+  questions(config: AssistantConfig, limit: number): Promise<string[]>;
+}
+
+export interface DoNotCallList {
+  /** The callee (or caller) asked not to be called again. */
+  optOut(projectId: string, phone: string, reason: string): Promise<void>;
+}
+
+export interface NewCallRecord {
+  id: string;
+  projectId: string;
+  direction: CallDirection;
+  callerNumber: string;
+  calleeNumber: string;
+  taskId?: string | null;
+  taskName?: string | null;
+  contactId?: string | null;
+  contactName?: string | null;
+  assistantId: string | null;
+  assistantName: string;
+  assistantVersion: number | null;
+  persona?: SimPersona | null;
+  variables?: Record<string, string>;
+  startedAt: Date;
+}
+
+export interface CallEnd {
+  endReason: EndReason;
+  hangupBy: HangupBy;
+  endedAt: Date;
+  transfer?: { number: string; at: Date } | null;
+}
+
+export interface CallAnalysisRecord {
+  grade: IntentGrade | null;
+  reason: string;
+  summary: string;
+  fields: Record<string, string>;
+  by: 'llm' | 'rules';
+}
+
+/**
+ * The call record as the engine reports it. One writer implements it (the calls module's
+ * repository), and every write is published as a live event there.
+ */
+export interface CallRecorder {
+  create(call: NewCallRecord): Promise<void>;
+  /**
+   * An inbound call, admitted only while the project has fewer than `limit` live inbound calls
+   * (across every process). Refused calls are recorded as ended with `callin_limit`.
+   */
+  createInbound(call: NewCallRecord, limit: number): Promise<'admitted' | 'over_limit'>;
+  answered(projectId: string, callId: string, at: Date): Promise<void>;
+  turn(projectId: string, callId: string, turn: CallTurn): Promise<void>;
+  end(projectId: string, callId: string, end: CallEnd): Promise<void>;
+  analysis(projectId: string, callId: string, analysis: CallAnalysisRecord): Promise<void>;
+  /** The call has a transcript: its recording is mixed later (by any process's recording worker). */
+  recordingPending(projectId: string, callId: string): Promise<void>;
+}
+
+/** Where an inbound call to a number goes. */
+export interface InboundRoute {
+  projectId: string;
+  /** The assistant answering the number; null when the number belongs to the project but is not bound. */
+  assistantId: string | null;
+  /** The project's concurrentCallin. */
+  callinLimit: number;
+}
+
+export interface InboundRoutes {
+  /** The route of a dialled number (stored form); null when no project owns it. */
+  lookup(number: string): Promise<InboundRoute | null>;
+}
+
+/** An SMS the assistant asked for during a call (the brain's send_sms), to be sent after it. */
+export interface CallSmsRequest {
+  projectId: string;
+  callId: string;
+  to: string;
+  template: 'assistant_send_sms';
+  variables: { content: string; assistantName: string };
+}
+
+/** What happens after a call, once it is analysed: the session's actions. */
+export interface PostCallActions {
+  sendSms(request: CallSmsRequest): Promise<void>;
+}
+
+/** Every port a call needs. */
+export interface CallPorts {
+  assistants: AssistantSource;
+  knowledge: KnowledgeSource;
+  doNotCall: DoNotCallList;
+  recorder: CallRecorder;
+  actions: PostCallActions;
+  inbound: InboundRoutes;
+}

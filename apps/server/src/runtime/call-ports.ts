@@ -1,0 +1,43 @@
+import type { Database } from '../db/client';
+import type { CallPorts } from '../engine/call/ports';
+import { assistantSource } from '../modules/assistants/call-config';
+import type { ProviderResolver } from '../modules/assistants/test-chat';
+import type { CallRepository } from '../modules/calls/call-repository';
+import { doNotCallList } from '../modules/do-not-call/do-not-call.service';
+import { knowledgeSource } from '../modules/knowledge/call-knowledge';
+import type { Embedder } from '../modules/knowledge/embedder';
+import { inboundRoutes } from '../modules/numbers/numbers.service';
+import type { SmsSender } from '../providers';
+
+/** The modules' implementations of the engine's ports, wired once (the runtime, and the benchmarks). */
+export function createCallPorts(options: {
+  db: Database;
+  repository: CallRepository;
+  resolveProvider: ProviderResolver;
+  embedderFor: (projectId: string) => Promise<Embedder | undefined>;
+  sms: SmsSender;
+  onError: (err: unknown, context: string) => void;
+}): CallPorts {
+  const { db } = options;
+  return {
+    assistants: assistantSource(db, options.resolveProvider),
+    knowledge: knowledgeSource(db, { embedderFor: options.embedderFor, onError: options.onError }),
+    doNotCall: doNotCallList(db),
+    recorder: options.repository,
+    inbound: inboundRoutes(db),
+    actions: {
+      // Until SMS management exists, a follow-up SMS waits in the outbox with its template and values.
+      sendSms: (request) =>
+        options.sms.send({
+          to: request.to,
+          text: request.variables.content,
+          meta: {
+            template: request.template,
+            variables: request.variables,
+            projectId: request.projectId,
+            callId: request.callId,
+          },
+        }),
+    },
+  };
+}

@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { inArray } from 'drizzle-orm';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createTestDatabase, seedUser, testEnv } from '../../test/helpers';
+import { buildApp } from '../app';
+import type { DatabaseHandle } from '../db/client';
+import { calls, callTurns } from '../db/schema';
+
+/**
+ * Two processes with recording workers on one database (two apps here, as on PostgreSQL behind a
+ * load balancer): each pending recording is mixed by exactly one of them, and a mix claimed by a
+ * process that died is taken up again once its claim runs out.
+ */
+let database: DatabaseHandle | undefined;
+let dataDir: string | undefined;
+const apps: Awaited<ReturnType<typeof buildApp>>[] = [];
+afterEach(async () => {
+  for (const app of apps.splice(0)) await app.close();
+  await database?.close();
+  database = undefined;
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function pendingCall(db: DatabaseHandle['db'], projectId: string, claim?: { owner: string; until: Date }) {
+  const id = randomUUID();
+  const startedAt = new Date(Date.now() - 60_000);
+  await db.insert(calls).values({
+    id,
+    projectId,
+    direction: 'outbound',
+    callerNumber: '02160880000',
+    calleeNumber: '13800000000',
+    assistantId: null,
+    assistantName: '回访助手',
+    assistantVersion: null,
+    status: 'ended',
+    endReason: 'completed',
+    hangupBy: 'assistant',
+    startedAt,
+    answeredAt: startedAt,
+    endedAt: new Date(),
+    recording: 'pending',
+    recordingLeaseOwner: claim?.owner ?? null,
+    recordingLeaseUntil: claim?.until ?? null,
+  });
+  await db.insert(callTurns).values([
+    { callId: id, index: 0, speaker: 'assistant', text: '您好，这里是星河宽带。', startMs: 0, endMs: 1500 },
+    { callId: id, index: 1, speaker: 'callee', text: '你好。', startMs: 2000, endMs: 2600 },
+  ]);
+  return id;
+}
+
+describe('recording worker leases', () => {
+  it('mixes each pending recording exactly once across two processes, and retakes a dead claim', async () => {
+    database = await createTestDatabase();
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'recording-leases-'));
+    const { projectId } = await seedUser(database.db, { email: 'rec@example.com' });
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) ids.push(await pendingCall(database.db, projectId));
+    // Claimed by a process that died long ago: its lease ran out.
+    ids.push(
+      await pendingCall(database.db, projectId, { owner: 'all-dead', until: new Date(Date.now() - 1000) }),
+    );
+    // Claimed by a live process just now: nobody else may take it.
+    const held = await pendingCall(database.db, projectId, {
+      owner: 'all-alive',
+      until: new Date(Date.now() + 600_000),
+    });
+
+    const puts = new Map<string, string[]>();
+    for (let i = 0; i < 2; i++) {
+      const app = await buildApp({ database, env: testEnv({ DATA_DIR: dataDir }), logger: false });
+      const store = app.runtime.recordings;
+      const put = store.put.bind(store);
+      vi.spyOn(store, 'put').mockImplementation(async (key, data) => {
+        puts.set(key, [...(puts.get(key) ?? []), app.runtime.processId]);
+        return put(key, data);
+      });
+      apps.push(app);
+    }
+    await Promise.all(apps.map((app) => app.ready()));
+    await Promise.all(apps.map((app) => app.runtime.drainRecordings()));
+    await Promise.all(apps.map((app) => app.runtime.drainRecordings()));
+
+    const rows = await database.db.select().from(calls).where(inArray(calls.id, [...ids, held]));
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    for (const id of ids) {
+      expect(byId.get(id)).toMatchObject({ recording: 'ready', recordingLeaseOwner: null });
+      expect(puts.get(`${projectId}/${id}.wav`)).toHaveLength(1);
+    }
+    expect(byId.get(held)).toMatchObject({ recording: 'pending', recordingLeaseOwner: 'all-alive' });
+    expect(puts.has(`${projectId}/${held}.wav`)).toBe(false);
+  }, 60_000);
+});

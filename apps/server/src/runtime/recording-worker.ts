@@ -1,0 +1,95 @@
+import { asc, eq } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database } from '../db/client';
+import { callTurns } from '../db/schema';
+import { mixRecording } from '../engine/recording/mix';
+import type { RecordingStore } from '../engine/recording/store';
+import type { SpeechSynthesizer } from '../engine/speech/types';
+import { callVoice } from '../modules/assistants/call-config';
+import type { CallRepository } from '../modules/calls/call-repository';
+import { toTurn } from '../modules/calls/calls.service';
+
+/** A mix takes seconds; a claim this long outlives any mix but not a dead process for long. */
+const RECORDING_LEASE_MS = 120_000;
+
+/** The other party sounds different from the assistant: a male voice for a female one and back. */
+export const calleeVoiceFor = (voiceId: string) =>
+  /\+m/.test(voiceId) || voiceId === 'cmn' ? 'cmn+f4' : 'cmn+m3';
+
+/**
+ * Mixes recordings one at a time in the background (the synthesiser is one worker thread). Each
+ * pending recording is claimed with a lease first, so several processes on one PostgreSQL never
+ * mix the same call, and a mix cut off by a crash is taken up again once its lease runs out.
+ */
+export class RecordingWorker {
+  private running: Promise<void> | null = null;
+  private stopped = false;
+  private again = false;
+
+  constructor(
+    private readonly deps: {
+      db: Database;
+      calls: CallRepository;
+      recordings: RecordingStore;
+      synthesizer: () => SpeechSynthesizer;
+      /** Names this worker's claims. */
+      owner: string;
+      log: Pick<FastifyBaseLogger, 'warn'>;
+    },
+  ) {}
+
+  kick(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.loop().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.running?.catch(() => {});
+  }
+
+  private async loop(): Promise<void> {
+    do {
+      this.again = false;
+      for (;;) {
+        if (this.stopped) return;
+        const row = await this.deps.calls.claimRecording(this.deps.owner, RECORDING_LEASE_MS);
+        if (!row) break;
+        await this.mix(row);
+      }
+    } while (this.again && !this.stopped);
+  }
+
+  private async mix(row: NonNullable<Awaited<ReturnType<CallRepository['claimRecording']>>>) {
+    const { db, calls, recordings, log, owner } = this.deps;
+    try {
+      const turns = (
+        await db.select().from(callTurns).where(eq(callTurns.callId, row.id)).orderBy(asc(callTurns.index))
+      ).map(toTurn);
+      const assistantVoice = await callVoice(db, row.projectId, row.assistantId, row.assistantVersion);
+      const mixed = await mixRecording({
+        turns,
+        synthesizer: this.deps.synthesizer(),
+        assistantVoice,
+        calleeVoice: { ...assistantVoice, voiceId: calleeVoiceFor(assistantVoice.voiceId), speed: 1 },
+      });
+      const key = `${row.projectId}/${row.id}.wav`;
+      await recordings.put(key, mixed.wav);
+      await calls.recordingReady(row.projectId, row.id, owner, {
+        key,
+        durationMs: Math.round(mixed.durationMs),
+        turns: mixed.turns,
+      });
+    } catch (err) {
+      log.warn({ err, callId: row.id }, 'recording mix failed');
+      await calls.recordingFailed(row.projectId, row.id, owner).catch(() => {});
+    }
+  }
+}

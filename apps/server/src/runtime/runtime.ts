@@ -1,0 +1,563 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import path from 'node:path';
+import type { CallEvent, TestCallRequest, TestInboundCallRequest } from '@callpilot/contracts';
+import { and, asc, eq, isNotNull, isNull } from 'drizzle-orm';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database, DatabaseHandle } from '../db/client';
+import { assistants, calls, callTurns } from '../db/schema';
+import { answerCall } from '../engine/call/answer-call';
+import type { CallPorts } from '../engine/call/ports';
+import { type CallDeps, placeCall, SIM_CALLER_NUMBER } from '../engine/call/run-call';
+import { type Clock, systemClock } from '../engine/clock';
+import type { Dialer } from '../engine/dialer/dialer';
+import { LocalRecordingStore, type RecordingStore } from '../engine/recording/store';
+import { cachedSynthesizer } from '../engine/speech/cache';
+import { createEspeakSynthesizer } from '../engine/speech/espeak';
+import type { SpeechSynthesizer } from '../engine/speech/types';
+import { createSimCarrier, type SimCarrier } from '../engine/telephony/sim/sim-carrier';
+import type { Env } from '../env';
+import { AppError } from '../lib/errors';
+import { type Relay, startRelay } from '../lib/relay';
+import { loadAppSecret } from '../lib/secret-box';
+import { providerResolver } from '../modules/assistants/provider';
+import { CallEventHub, callIdOf } from '../modules/calls/call-events';
+import { CallRepository } from '../modules/calls/call-repository';
+import { toSummary, toTurn } from '../modules/calls/calls.service';
+import { embedderForProject } from '../modules/knowledge/embedder';
+import { startKnowledgeWorker } from '../modules/knowledge/worker';
+import { TaskEventHub } from '../modules/tasks/task-events';
+import { getTaskSummary } from '../modules/tasks/tasks.service';
+import type { Providers } from '../providers';
+import { createCallPorts } from './call-ports';
+import { type CallRequest, CallRequestQueue } from './call-requests';
+import {
+  DEMO_CALL_COUNT,
+  demoCallCount,
+  ensureDemoNumber,
+  findDemoProject,
+  knowledgeSettled,
+  seedDemoCalls,
+} from './demo-calls';
+import { ensureDemoTasks } from './demo-tasks';
+import { LiveCalls } from './live-calls';
+import { RecordingWorker } from './recording-worker';
+import { taskDialer } from './task-dialer';
+
+export type Role = 'all' | 'api' | 'worker';
+
+export interface RuntimeOptions {
+  database: DatabaseHandle;
+  env: Env;
+  log: FastifyBaseLogger;
+  providers: Providers;
+  /** The engine's clock; the system clock unless a test passes a simulated one. */
+  clock?: Clock;
+}
+
+/** How long the API waits for an engine process to take a call it asked for. */
+const ENGINE_PICKUP_MS = 10_000;
+/** Live calls of dead processes are looked for this often (and once at start). */
+const ORPHAN_SWEEP_MS = 15_000;
+
+/** The system clock running `scale` times faster, for the simulated carrier. */
+export function scaledClock(scale: number): Clock {
+  if (scale === 1) return systemClock;
+  const origin = Date.now();
+  return {
+    now: () => origin + (Date.now() - origin) * scale,
+    sleep: (ms, signal) => systemClock.sleep(ms / scale, signal),
+  };
+}
+
+/**
+ * What crosses processes for a call event: a reference small enough for NOTIFY (a turn with its
+ * knowledge segments would not fit); the receiving process reads the rest from the database.
+ */
+type CallEventRef = { p: string; t: CallEvent['type']; c: string; i?: number };
+
+async function eventFromRef(db: Database, ref: CallEventRef): Promise<CallEvent | null> {
+  if (ref.t === 'turn') {
+    const [turn] = await db
+      .select()
+      .from(callTurns)
+      .where(and(eq(callTurns.callId, ref.c), eq(callTurns.index, ref.i ?? -1)))
+      .limit(1);
+    return turn ? { type: 'turn', callId: ref.c, turn: toTurn(turn) } : null;
+  }
+  const [row] = await db.select().from(calls).where(eq(calls.id, ref.c)).limit(1);
+  if (!row) return null;
+  if (ref.t === 'answered') {
+    return row.answeredAt
+      ? { type: 'answered', callId: ref.c, answeredAt: row.answeredAt.toISOString() }
+      : null;
+  }
+  return { type: ref.t, call: toSummary(row) };
+}
+
+/**
+ * The composition root of the call engine, built once per process before the HTTP modules: the
+ * clock, the telephony adapter, the call repository and its event hub and relay, the workers
+ * (knowledge indexing, recordings), the dialer, crash recovery and the live calls. Route files
+ * receive it; nothing under modules/ builds engine parts.
+ *
+ * Roles: `all` runs everything; `api` runs no engine and hands the calls it is asked for to an
+ * engine process through the database; `worker` runs the engine and the workers without HTTP.
+ */
+export function createRuntime({ database, env, log, providers, clock: given }: RuntimeOptions) {
+  const { db } = database;
+  const role: Role = env.ROLE;
+  const hasEngine = role !== 'api';
+  const processId = `${role}-${randomUUID()}`;
+  const clock = given ?? systemClock;
+  const onError = (err: unknown) => log.warn({ err }, 'runtime step failed');
+
+  const hub = new CallEventHub();
+  const repository = new CallRepository(db, hub, {
+    owner: processId,
+    singleProcess: database.kind === 'pglite',
+  });
+  const recordings: RecordingStore = new LocalRecordingStore(path.join(env.dataDir, 'recordings'));
+  const secret = loadAppSecret(env);
+  const embedderFor = (projectId: string) => embedderForProject(db, secret, projectId);
+  const ports: CallPorts = createCallPorts({
+    db,
+    repository,
+    resolveProvider: providerResolver(db, env),
+    embedderFor,
+    sms: providers.sms,
+    onError: (err, context) => log.warn({ err, context }, 'call step failed'),
+  });
+
+  const seed = randomInt(2 ** 31);
+  const carrier: SimCarrier = createSimCarrier({ clock, seed });
+  // A test's simulated clock already compresses time; otherwise follow SIM_TIME_SCALE.
+  const scale = given ? 1 : env.SIM_TIME_SCALE;
+  /** The clock and carrier one call runs on: its own, scaled, when calls run faster than real time. */
+  const simFor = (): { clock: Clock; carrier: SimCarrier } => {
+    if (scale === 1) return { clock, carrier };
+    const callClock = scaledClock(scale);
+    return { clock: callClock, carrier: createSimCarrier({ clock: callClock, seed }) };
+  };
+
+  let synthesizer: SpeechSynthesizer | undefined;
+  const recordingWorker = new RecordingWorker({
+    db,
+    calls: repository,
+    recordings,
+    // Created on first use: the WASM worker costs memory a process without calls never needs.
+    synthesizer: () => {
+      synthesizer ??= cachedSynthesizer(createEspeakSynthesizer());
+      return synthesizer;
+    },
+    owner: processId,
+    log,
+  });
+
+  const callDeps = (own: { clock: Clock; carrier: SimCarrier }): CallDeps => ({
+    ports,
+    clock: own.clock,
+    carrier: own.carrier,
+    onError: (err, context) => log.warn({ err, context }, 'call step failed'),
+    onRecordingPending: () => void recordingWorker.kick(),
+  });
+
+  const live = new LiveCalls(repository, onError);
+  const requests = new CallRequestQueue(db, onError);
+  const stopHandlers = new Set<() => void>();
+  const running = new Set<Promise<unknown>>();
+  const shutdown = new AbortController();
+  // Every running call waits on this one signal; hundreds of listeners are expected, not a leak.
+  setMaxListeners(0, shutdown.signal);
+  let callRelay: Relay | undefined;
+  let taskRelay: Relay | undefined;
+  let knowledgeWorker: ReturnType<typeof startKnowledgeWorker> | undefined;
+  let sweepTimer: NodeJS.Timeout | undefined;
+
+  const keep = <T>(work: Promise<T>): Promise<T> => {
+    running.add(work);
+    void work.finally(() => running.delete(work)).catch(() => {});
+    return work;
+  };
+
+  const taskEvents = new TaskEventHub(
+    async (projectId, taskId) => ({
+      type: 'task',
+      task: await getTaskSummary(db, projectId, taskId, clock.now()),
+    }),
+    undefined,
+    (err) => log.warn({ err }, 'task event failed'),
+  );
+
+  const seedingTasks = new Set<string>();
+  const dialer: Dialer | null = hasEngine
+    ? taskDialer({
+        db,
+        database,
+        ports,
+        clock,
+        processId,
+        log,
+        retryTimeScale: scale,
+        ownsTask: (taskId) => !seedingTasks.has(taskId),
+        onTaskChanged: (projectId, taskId) => taskChanged(projectId, taskId, false),
+        run: (job, place) => {
+          const own = simFor();
+          const cancel = new AbortController();
+          const call = keep(
+            place(callDeps(own), {
+              signal: AbortSignal.any([job.signal, cancel.signal, shutdown.signal]),
+              shutdown: AbortSignal.any([job.signal, shutdown.signal]),
+            }),
+          );
+          live.add(job.callId, { projectId: job.task.projectId, hangUp: () => cancel.abort() }, call);
+          return call;
+        },
+      })
+    : null;
+
+  /** A task's counts or state changed here: tell this process's watchers, the others, and the dialer. */
+  function taskChanged(projectId: string, taskId: string, wake: boolean) {
+    taskEvents.changed(projectId, taskId);
+    taskRelay?.send(`${projectId}/${taskId}`);
+    if (wake) dialer?.wake();
+  }
+
+  /** Runs a 模拟通话 here; resolves once its record exists. */
+  async function runTestCall(projectId: string, request: TestCallRequest, callId: string): Promise<void> {
+    const loaded = await ports.assistants.forCall(projectId, request.assistantId, request.version ?? 'draft');
+    const calleeNumber = request.calleeNumber || `1380000${String(randomInt(10_000)).padStart(4, '0')}`;
+    const questions =
+      request.persona === 'asks_question' ? await ports.knowledge.questions(loaded.config, 20) : [];
+    const own = simFor();
+    const cancel = new AbortController();
+    let created!: () => void;
+    const createdOnce = new Promise<void>((resolve) => {
+      created = resolve;
+    });
+    const call = keep(
+      placeCall(
+        callDeps(own),
+        {
+          projectId,
+          assistantId: request.assistantId,
+          callerNumber: SIM_CALLER_NUMBER,
+          calleeNumber,
+          persona: request.persona,
+          questions,
+          variables: request.variables,
+          callId,
+          signal: AbortSignal.any([shutdown.signal, cancel.signal]),
+          shutdown: shutdown.signal,
+          onCreated: () => created(),
+        },
+        loaded,
+      ),
+    );
+    live.add(
+      callId,
+      {
+        projectId,
+        hangUp: () => {
+          if (!own.carrier.hangUpRemote(callId)) cancel.abort(new Error('hung up while ringing'));
+        },
+      },
+      call,
+    );
+    // Answer once the record exists (the console opens it at once); a failure before that is the request's.
+    await Promise.race([createdOnce, call]);
+    void call.catch((err) => log.error({ err, callId }, 'test call failed'));
+  }
+
+  /** Runs a 模拟来电 here: a simulated caller dials the number; resolves once its record exists. */
+  async function runInboundTestCall(
+    projectId: string,
+    request: TestInboundCallRequest,
+    callId: string,
+  ): Promise<void> {
+    const own = simFor();
+    const route = await ports.inbound.lookup(request.number);
+    if (!route || route.projectId !== projectId) {
+      throw new AppError(404, 'NOT_FOUND', `号码 ${request.number} 不是本项目的号码`);
+    }
+    const questions =
+      request.persona === 'asks_question' && route.assistantId
+        ? await ports.assistants
+            .forCall(projectId, route.assistantId)
+            .then((a) => ports.knowledge.questions(a.config, 20))
+            .catch(() => [])
+        : [];
+    const callerNumber = request.callerNumber || `1390000${String(randomInt(10_000)).padStart(4, '0')}`;
+    let created!: () => void;
+    const createdOnce = new Promise<void>((resolve) => {
+      created = resolve;
+    });
+    const cancel = new AbortController();
+    let handled!: Promise<unknown>;
+    const off = own.carrier.onInbound((offer) => {
+      if (offer.callId !== callId) return;
+      handled = answerCall(callDeps(own), offer, {
+        signal: AbortSignal.any([shutdown.signal, cancel.signal]),
+        shutdown: shutdown.signal,
+        onCreated: () => created(),
+      });
+    });
+    const call = keep(
+      (async () => {
+        try {
+          await own.carrier.simulateInbound({
+            callId,
+            from: callerNumber,
+            to: request.number,
+            persona: request.persona,
+            questions,
+          });
+        } finally {
+          off();
+        }
+        return handled;
+      })(),
+    );
+    live.add(
+      callId,
+      {
+        projectId,
+        hangUp: () => {
+          if (!own.carrier.hangUpRemote(callId)) cancel.abort(new Error('hung up while ringing'));
+        },
+      },
+      call,
+    );
+    await Promise.race([createdOnce, call]);
+    void call.catch((err) => log.error({ err, callId }, 'inbound test call failed'));
+  }
+
+  async function runRequest(request: CallRequest): Promise<void> {
+    if (request.kind === 'test') await runTestCall(request.projectId, request.payload, request.id);
+    else await runInboundTestCall(request.projectId, request.payload, request.id);
+  }
+
+  /**
+   * Without an engine here, an engine process runs the call: the request goes through the
+   * database, and this process answers once the call's record exists (its `started` event).
+   */
+  async function viaEngine(request: CallRequest): Promise<{ callId: string }> {
+    let started!: () => void;
+    const startedOnce = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const unsubscribe = hub.subscribe(
+      request.projectId,
+      (event) => event.type === 'started' && started(),
+      request.id,
+    );
+    try {
+      await requests.submit(request);
+      let timer: NodeJS.Timeout | undefined;
+      const outcome = await Promise.race([
+        startedOnce.then(() => 'started' as const),
+        new Promise<'timeout'>((resolve) => {
+          timer = setTimeout(() => resolve('timeout'), ENGINE_PICKUP_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (outcome === 'timeout') {
+        const [row] = await db.select({ id: calls.id }).from(calls).where(eq(calls.id, request.id)).limit(1);
+        if (!row && (await requests.withdraw(request.id))) {
+          throw new AppError(503, 'SERVICE_UNAVAILABLE', '当前没有可用的通话引擎，请稍后重试');
+        }
+      }
+      return { callId: request.id };
+    } finally {
+      unsubscribe();
+    }
+  }
+
+  const runtime = {
+    log,
+    role,
+    processId,
+    hasEngine,
+    clock,
+    hub,
+    calls: repository,
+    recordings,
+    taskEvents,
+    /** The simulated carrier of this process (tests reach its callees). */
+    carrier,
+
+    async startTestCall(projectId: string, request: TestCallRequest): Promise<{ callId: string }> {
+      const callId = randomUUID();
+      if (!hasEngine) return viaEngine({ id: callId, projectId, kind: 'test', payload: request });
+      await runTestCall(projectId, request, callId);
+      return { callId };
+    },
+
+    async startInboundTestCall(
+      projectId: string,
+      request: TestInboundCallRequest,
+    ): Promise<{ callId: string }> {
+      const callId = randomUUID();
+      if (!hasEngine) {
+        // Checked here too, so a wrong number is a plain 404 and not a wait for an engine.
+        const route = await ports.inbound.lookup(request.number);
+        if (!route || route.projectId !== projectId) {
+          throw new AppError(404, 'NOT_FOUND', `号码 ${request.number} 不是本项目的号码`);
+        }
+        return viaEngine({ id: callId, projectId, kind: 'inbound_test', payload: request });
+      }
+      await runInboundTestCall(projectId, request, callId);
+      return { callId };
+    },
+
+    /** 挂断 a running simulated call, in whichever process runs it; false when none does. */
+    hangUp: (callId: string) => live.hangUp(callId),
+
+    /** A task was started, paused, edited...: dial now rather than at the next tick, tell every watcher. */
+    taskChanged: (projectId: string, taskId: string) => taskChanged(projectId, taskId, true),
+
+    /** Calls of a task this process is running now. */
+    liveCallsOf: (taskId: string) => dialer?.liveCallsOf(taskId) ?? 0,
+
+    /** New documents were queued: index now rather than at the next poll. */
+    wakeKnowledge: () => knowledgeWorker?.wake(),
+
+    /** Runs `fn` when the runtime stops (open event streams end then); returns the unregister function. */
+    onStop(fn: () => void): () => void {
+      stopHandlers.add(fn);
+      return () => stopHandlers.delete(fn);
+    },
+
+    /** Tasks this process's dialer must leave alone (the demo seeding dials them on its own clock). */
+    seedingTasks,
+
+    /** The engine's parts for the demo seeding and the benchmarks. */
+    engine: { ports, callDeps, simFor, dialer, keep, shutdown: shutdown.signal },
+
+    async start(): Promise<void> {
+      // Relayed events are read back one after another, so they are delivered in the order sent.
+      let received = Promise.resolve();
+      callRelay = await startRelay(
+        database,
+        'call_events',
+        (payload) => {
+          const ref = JSON.parse(payload) as CallEventRef;
+          // Nobody here watches that project: nothing to read.
+          if (hub.listenerCount(ref.p) === 0) return;
+          received = received
+            .then(() => eventFromRef(db, ref))
+            .then((event) => {
+              if (event) hub.deliver(ref.p, event);
+            })
+            .catch((err) => log.warn({ err }, 'relayed call event failed'));
+        },
+        (err) => log.warn({ err }, 'call event relay failed'),
+      );
+      const sender = callRelay;
+      hub.relay = (projectId, event) => {
+        const ref: CallEventRef = {
+          p: projectId,
+          t: event.type,
+          c: callIdOf(event),
+          ...(event.type === 'turn' ? { i: event.turn.index } : {}),
+        };
+        sender.send(JSON.stringify(ref));
+      };
+      taskRelay = await startRelay(
+        database,
+        'task_events',
+        (payload) => {
+          const [projectId = '', taskId = ''] = payload.split('/');
+          taskEvents.changed(projectId, taskId);
+          // A task started through another process: this dialer may have its contacts to call.
+          dialer?.wake();
+        },
+        (err) => log.warn({ err }, 'task event relay failed'),
+      );
+      await live.start(database);
+      if (!hasEngine) {
+        await requests.connect(database);
+        return;
+      }
+      const closed = await repository.closeOrphaned();
+      if (closed.length)
+        log.warn({ count: closed.length }, 'calls left live by a stopped process closed as interrupted');
+      sweepTimer = setInterval(() => {
+        repository.closeOrphaned().catch(onError);
+      }, ORPHAN_SWEEP_MS);
+      sweepTimer.unref();
+      knowledgeWorker = startKnowledgeWorker(db, {
+        log,
+        embedderFor: (database, projectId) => embedderForProject(database, secret, projectId),
+      });
+      void recordingWorker.kick();
+      await requests.serve(database, runRequest);
+      dialer?.start();
+    },
+
+    async stop(): Promise<void> {
+      if (sweepTimer) clearInterval(sweepTimer);
+      await requests.stop();
+      shutdown.abort(new Error('server stopping'));
+      hub.relay = null;
+      await callRelay?.stop();
+      await taskRelay?.stop();
+      taskEvents.close();
+      for (const fn of stopHandlers) fn();
+      stopHandlers.clear();
+      await dialer?.stop();
+      await Promise.allSettled([...running]);
+      await live.stop();
+      await knowledgeWorker?.stop();
+      await recordingWorker.stop();
+      await carrier.close();
+      await synthesizer?.close();
+    },
+
+    /**
+     * Gives the demo project its call history (outbound and inbound) when it has fewer than the
+     * demo's calls: on the first start, and again after an interrupted seeding.
+     */
+    async ensureDemoCalls(email: string): Promise<number> {
+      const demo = await findDemoProject(db, email);
+      if (!demo) return 0;
+      const [assistant] = await db
+        .select({ id: assistants.id })
+        .from(assistants)
+        .where(
+          and(
+            eq(assistants.projectId, demo.projectId),
+            isNotNull(assistants.publishedVersion),
+            isNull(assistants.deletedAt),
+          ),
+        )
+        .orderBy(asc(assistants.createdAt))
+        .limit(1);
+      if (!assistant) return 0;
+      await ensureDemoNumber(db, demo.projectId, assistant.id);
+      if ((await demoCallCount(db, demo.projectId)) >= DEMO_CALL_COUNT) return 0;
+      await knowledgeSettled(db, demo.projectId);
+      const made = await keep(
+        seedDemoCalls(runtime.engine, db, demo.projectId, assistant.id, {
+          shouldStop: () => shutdown.signal.aborted,
+        }),
+      );
+      log.info({ calls: made }, 'demo call history created');
+      return made;
+    },
+
+    /** The demo project's call tasks, dialled by the real dialer on simulated clocks. */
+    ensureDemoTasks: (email: string) => keep(ensureDemoTasks(runtime, db, email)),
+
+    /** Mixes pending recordings now (tests and the demo wait on it). */
+    drainRecordings: () => recordingWorker.kick(),
+
+    /** Resolves when every call this process started has ended and been analysed. */
+    async idle(): Promise<void> {
+      while (running.size) await Promise.allSettled([...running]);
+    },
+  };
+  return runtime;
+}
+
+export type Runtime = ReturnType<typeof createRuntime>;

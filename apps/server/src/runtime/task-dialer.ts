@@ -1,0 +1,79 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Database, DatabaseHandle } from '../db/client';
+import type { CallAssistant, CallPorts } from '../engine/call/ports';
+import { type CallDeps, type CallOutcome, placeCall, SIM_CALLER_NUMBER } from '../engine/call/run-call';
+import type { Clock } from '../engine/clock';
+import { Dialer, type DialJob } from '../engine/dialer/dialer';
+
+/** How a dial's call is run: the runtime gives each call its deps and its signals. */
+export type RunDial = (
+  job: DialJob,
+  place: (deps: CallDeps, signals: { signal: AbortSignal; shutdown: AbortSignal }) => Promise<CallOutcome>,
+) => Promise<CallOutcome>;
+
+/**
+ * The dialer of call tasks: each claimed contact becomes a placed call on the task's frozen
+ * assistant version, with the contact's values and the id the dialer's recovery looks for.
+ */
+export function taskDialer(options: {
+  db: Database;
+  database: DatabaseHandle;
+  ports: CallPorts;
+  clock: Clock;
+  processId: string;
+  log: FastifyBaseLogger;
+  retryTimeScale: number;
+  ownsTask: (taskId: string) => boolean;
+  onTaskChanged: (projectId: string, taskId: string) => void;
+  run: RunDial;
+}): Dialer {
+  // Frozen versions never change: one load per task version, not per call.
+  const assistants = new Map<string, Promise<CallAssistant>>();
+  return new Dialer({
+    db: options.db,
+    clock: options.clock,
+    processId: options.processId,
+    defaultCallerNumber: SIM_CALLER_NUMBER,
+    recoverForeignLeasesAtStart: options.database.kind === 'pglite',
+    ownsTask: options.ownsTask,
+    log: options.log,
+    onTaskChanged: options.onTaskChanged,
+    retryTimeScale: options.retryTimeScale,
+    dial: async (job) => {
+      const { task, contact } = job;
+      if (!task.assistantId) throw new Error('task has no assistant');
+      const assistantId = task.assistantId;
+      const key = `${task.projectId}/${assistantId}@${task.assistantVersion ?? 'live'}`;
+      let loaded = assistants.get(key);
+      if (!loaded) {
+        loaded = options.ports.assistants.forCall(
+          task.projectId,
+          assistantId,
+          task.assistantVersion ?? undefined,
+        );
+        assistants.set(key, loaded);
+        loaded.catch(() => assistants.delete(key));
+      }
+      const assistant = await loaded;
+      return options.run(job, (deps, signals) =>
+        placeCall(
+          deps,
+          {
+            projectId: task.projectId,
+            assistantId,
+            callId: job.callId,
+            callerNumber: job.callerNumber,
+            calleeNumber: contact.phone,
+            variables: contact.variables,
+            taskId: task.id,
+            taskName: task.name,
+            contactId: contact.id,
+            contactName: contact.name,
+            ...signals,
+          },
+          assistant,
+        ),
+      );
+    },
+  });
+}
