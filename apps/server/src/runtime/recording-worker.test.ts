@@ -24,7 +24,11 @@ afterEach(async () => {
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function pendingCall(db: DatabaseHandle['db'], projectId: string, claim?: { owner: string; until: Date }) {
+async function pendingCall(
+  db: DatabaseHandle['db'],
+  projectId: string,
+  claim?: { owner: string; until: Date },
+) {
   const id = randomUUID();
   const startedAt = new Date(Date.now() - 60_000);
   await db.insert(calls).values({
@@ -85,7 +89,10 @@ describe('recording worker leases', () => {
     await Promise.all(apps.map((app) => app.runtime.drainRecordings()));
     await Promise.all(apps.map((app) => app.runtime.drainRecordings()));
 
-    const rows = await database.db.select().from(calls).where(inArray(calls.id, [...ids, held]));
+    const rows = await database.db
+      .select()
+      .from(calls)
+      .where(inArray(calls.id, [...ids, held]));
     const byId = new Map(rows.map((r) => [r.id, r]));
     for (const id of ids) {
       expect(byId.get(id)).toMatchObject({ recording: 'ready', recordingLeaseOwner: null });

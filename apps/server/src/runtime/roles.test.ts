@@ -28,7 +28,12 @@ afterEach(async () => {
   dataDir = undefined;
 });
 
-const until = async <T>(read: () => Promise<T>, ok: (value: T) => boolean, what: string, timeoutMs = 30_000) => {
+const until = async <T>(
+  read: () => Promise<T>,
+  ok: (value: T) => boolean,
+  what: string,
+  timeoutMs = 30_000,
+) => {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
@@ -87,12 +92,15 @@ describe('process roles', () => {
       const [row] = await database.db.select().from(calls).where(eq(calls.id, callId));
       expect(row?.leaseOwner).toMatch(/^worker-/);
       const ended = await until(
-        async () => (await api.inject({ method: 'GET', url: `${base}/calls/${callId}`, headers })).json().data,
+        async () =>
+          (await api.inject({ method: 'GET', url: `${base}/calls/${callId}`, headers })).json().data,
         (call) => call.status === 'ended',
         'the test call to end',
       );
       expect(ended).toMatchObject({ endReason: 'completed', direction: 'outbound' });
-      const mine = seenByApi.filter((e) => ('call' in e ? e.call.id : e.callId) === callId).map((e) => e.type);
+      const mine = seenByApi
+        .filter((e) => ('call' in e ? e.call.id : e.callId) === callId)
+        .map((e) => e.type);
       expect(mine[0]).toBe('started');
       expect(mine).toContain('turn');
       expect(mine).toContain('ended');
@@ -106,14 +114,16 @@ describe('process roles', () => {
       });
       const silentId = silent.json().data.callId as string;
       await until(
-        async () => (await api.inject({ method: 'GET', url: `${base}/calls/${silentId}`, headers })).json().data,
+        async () =>
+          (await api.inject({ method: 'GET', url: `${base}/calls/${silentId}`, headers })).json().data,
         (call) => call.status === 'in_progress',
         'the silent call to be answered',
       );
       const hung = await api.inject({ method: 'POST', url: `${base}/calls/${silentId}/hangup`, headers });
       expect(hung.statusCode, hung.body).toBe(200);
       const cut = await until(
-        async () => (await api.inject({ method: 'GET', url: `${base}/calls/${silentId}`, headers })).json().data,
+        async () =>
+          (await api.inject({ method: 'GET', url: `${base}/calls/${silentId}`, headers })).json().data,
         (call) => call.status === 'ended',
         'the hung-up call to end',
       );
@@ -142,8 +152,9 @@ describe('process roles', () => {
       expect(inbound.statusCode, inbound.body).toBe(200);
       const answered = await until(
         async () =>
-          (await api.inject({ method: 'GET', url: `${base}/calls/${inbound.json().data.callId}`, headers })).json()
-            .data,
+          (
+            await api.inject({ method: 'GET', url: `${base}/calls/${inbound.json().data.callId}`, headers })
+          ).json().data,
         (call) => call.status === 'ended',
         'the inbound call to end',
       );
@@ -153,27 +164,31 @@ describe('process roles', () => {
     120_000,
   );
 
-  it.skipIf(!onPostgres)('an api process without any worker answers 503 instead of waiting forever', async () => {
-    database = await createTestDatabase();
-    const api = await buildApp({
-      database,
-      env: testEnv({ ROLE: 'api', DATABASE_URL: process.env.TEST_DATABASE_URL as string }),
-      logger: false,
-    });
-    apps.push(api);
-    await api.ready();
-    const owner = await seedUser(database.db, { email: 'alone@example.com' });
-    const { publishedAssistantId } = await seedDemoContent(database.db, owner.projectId, owner.userId);
-    const headers = await loginAs(api, 'alone@example.com');
-    const res = await api.inject({
-      method: 'POST',
-      url: `/api/project/${owner.projectId}/calls/test`,
-      headers,
-      payload: { assistantId: publishedAssistantId, persona: 'interested', version: 1 },
-    });
-    expect(res.statusCode).toBe(503);
-    expect(res.json().message).toBe('当前没有可用的通话引擎，请稍后重试');
-    const left = await database.db.execute('select count(*)::int as n from call_requests');
-    expect((left as unknown as { rows: { n: number }[] }).rows[0]?.n).toBe(0);
-  }, 30_000);
+  it.skipIf(!onPostgres)(
+    'an api process without any worker answers 503 instead of waiting forever',
+    async () => {
+      database = await createTestDatabase();
+      const api = await buildApp({
+        database,
+        env: testEnv({ ROLE: 'api', DATABASE_URL: process.env.TEST_DATABASE_URL as string }),
+        logger: false,
+      });
+      apps.push(api);
+      await api.ready();
+      const owner = await seedUser(database.db, { email: 'alone@example.com' });
+      const { publishedAssistantId } = await seedDemoContent(database.db, owner.projectId, owner.userId);
+      const headers = await loginAs(api, 'alone@example.com');
+      const res = await api.inject({
+        method: 'POST',
+        url: `/api/project/${owner.projectId}/calls/test`,
+        headers,
+        payload: { assistantId: publishedAssistantId, persona: 'interested', version: 1 },
+      });
+      expect(res.statusCode).toBe(503);
+      expect(res.json().message).toBe('当前没有可用的通话引擎，请稍后重试');
+      const left = await database.db.execute('select count(*)::int as n from call_requests');
+      expect((left as unknown as { rows: { n: number }[] }).rows[0]?.n).toBe(0);
+    },
+    30_000,
+  );
 });

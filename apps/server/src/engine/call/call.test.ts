@@ -32,10 +32,16 @@ interface Memory {
 function ports(options: { route?: InboundRoute | null; providerUrl?: string; cfg?: AssistantConfig } = {}) {
   const memory: Memory = { writes: [], calls: new Map(), sms: [] };
   const cfg = options.cfg ?? config();
-  const live = () => [...memory.calls.values()].filter((c) => c.status !== 'ended' && c.direction === 'inbound');
+  const live = () =>
+    [...memory.calls.values()].filter((c) => c.status !== 'ended' && c.direction === 'inbound');
   const callPorts: CallPorts = {
     assistants: {
-      forCall: async (_projectId, assistantId) => ({ assistantId, name: '回访助手', version: 3, config: cfg }),
+      forCall: async (_projectId, assistantId) => ({
+        assistantId,
+        name: '回访助手',
+        version: 3,
+        config: cfg,
+      }),
       provider: async () =>
         options.providerUrl ? { baseUrl: options.providerUrl, model: 'test-model', apiKey: 'sk-test' } : null,
     },
@@ -111,7 +117,9 @@ async function callIn(
   const off = carrier.onInbound((offer) => {
     if (offer.callId === callId) handled = answerCall(deps, offer);
   });
-  const heard = await clock.run(carrier.simulateInbound({ callId, from: '13900000001', to: '4008001234', persona }));
+  const heard = await clock.run(
+    carrier.simulateInbound({ callId, from: '13900000001', to: '4008001234', persona }),
+  );
   off();
   const outcome = await clock.run(handled);
   return { heard, outcome };
@@ -132,7 +140,14 @@ describe('inbound calls in the engine', () => {
       assistantVersion: 3,
       status: 'ended',
     });
-    expect(memory.writes).toEqual(['create', 'answered', 'turn', `end ${call?.endReason}`, 'analysis', 'recording']);
+    expect(memory.writes).toEqual([
+      'create',
+      'answered',
+      'turn',
+      `end ${call?.endReason}`,
+      'analysis',
+      'recording',
+    ]);
   });
 
   it('refuses a number nobody answers, records it as 号码未配置呼入, and ignores numbers not ours', async () => {
@@ -155,7 +170,12 @@ describe('inbound calls in the engine', () => {
     const off = shared.carrier.onInbound((offer) => {
       if (offer.callId === 'first') firstHandled = answerCall(shared.deps, offer);
     });
-    const first = shared.carrier.simulateInbound({ callId: 'first', from: '1', to: '4008001234', persona: 'silent' });
+    const first = shared.carrier.simulateInbound({
+      callId: 'first',
+      from: '1',
+      to: '4008001234',
+      persona: 'silent',
+    });
     await shared.clock.run(first);
     off();
     await shared.clock.advance(1000);

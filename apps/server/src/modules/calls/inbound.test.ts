@@ -192,7 +192,11 @@ describe('模拟来电', () => {
       .where(eq(projectLimits.projectId, projectId));
     const first = (await ring(NUMBER, 'silent')).json().data.callId as string;
     const second = (await ring(NUMBER, 'interested')).json().data.callId as string;
-    expect(await detail(second)).toMatchObject({ status: 'ended', endReason: 'callin_limit', answeredAt: null });
+    expect(await detail(second)).toMatchObject({
+      status: 'ended',
+      endReason: 'callin_limit',
+      answeredAt: null,
+    });
     expect((await detail(first)).status).not.toBe('ended');
     await until(first, 'ended');
     // The line is free again.
