@@ -24,8 +24,9 @@ import {
 } from '../../db/schema';
 import { AppError, badRequest, conflict, notFound } from '../../lib/errors';
 import { normalizePhone } from '../../lib/phone';
+import type { DownloadFile } from '../../lib/reply';
+import { CSV_CONTENT_TYPE, csvFile, XLSX_CONTENT_TYPE, xlsxFile } from '../../lib/spreadsheet';
 import { getPublishedVersion } from '../assistants/assistants.service';
-import { escapeCell } from '../knowledge/knowledge.service';
 import { decodeText } from '../knowledge/parse';
 
 export const IMPORT_MAX_BYTES = 20 * 1024 * 1024;
@@ -632,12 +633,6 @@ export async function commitImport(
 // ---------------------------------------------------------------------------------------------
 // Downloads
 
-export type DownloadFile = { fileName: string; contentType: string; body: Buffer };
-
-const csvFile = (fields: string[], data: string[][]) =>
-  // The BOM makes Excel open the file as UTF-8 instead of garbling the Chinese.
-  Buffer.from(`\uFEFF${Papa.unparse({ fields, data })}\r\n`, 'utf8');
-
 /**
  * The refused rows of an import (all, or one kind) as CSV: 原行号, 号码, 姓名, 原因, then the
  * original row. Before commit they are computed with the last previewed mapping. Cells that a
@@ -678,11 +673,11 @@ export async function importRejectsCsv(
     const result = await classify(db, projectId, taskId, stored, stored.mapping, variables);
     rejects = result.rejects.filter((r) => !kind || r.kind === kind);
   }
-  const data = rejects.map((r) => [String(r.n), r.phone, r.name, r.reason, ...r.cells].map(escapeCell));
+  const data = rejects.map((r) => [String(r.n), r.phone, r.name, r.reason, ...r.cells]);
   const suffix = kind ? `-${IMPORT_REJECT_LABELS[kind]}` : '';
   return {
     fileName: `${row.fileName.replace(/\.[^.]+$/, '')}-未导入${suffix}.csv`,
-    contentType: 'text/csv; charset=utf-8',
+    contentType: CSV_CONTENT_TYPE,
     body: csvFile(['原行号', '号码', '姓名', '原因', ...stored.headers], data),
   };
 }
@@ -709,21 +704,12 @@ export async function importTemplate(
       .map((v) => v.sample || `示例${v.name}`),
   ];
   const fileName = `联系人导入模板-${task.name}.${format}`;
-  if (format === 'csv') {
-    return { fileName, contentType: 'text/csv; charset=utf-8', body: csvFile(headers, [example]) };
-  }
-  const workbook = new ExcelJS.Workbook();
-  const sheet = workbook.addWorksheet('联系人');
-  sheet.columns = headers.map((header, i) => ({
+  if (format === 'csv') return { fileName, contentType: CSV_CONTENT_TYPE, body: csvFile(headers, [example]) };
+  const columns = headers.map((header, i) => ({
     header,
     width: i === 0 ? 18 : 14,
     // Text format on the phone column keeps Excel from turning numbers into 1.38001E+10.
     style: i === 0 ? { numFmt: '@' } : {},
   }));
-  sheet.addRow(example);
-  return {
-    fileName,
-    contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-    body: Buffer.from(await workbook.xlsx.writeBuffer()),
-  };
+  return { fileName, contentType: XLSX_CONTENT_TYPE, body: await xlsxFile('联系人', columns, [example]) };
 }
