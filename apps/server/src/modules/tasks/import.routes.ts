@@ -16,16 +16,9 @@ import { badRequest } from '../../lib/errors';
 import { ok, sendDownload } from '../../lib/reply';
 import { requireProject } from '../../plugins/project-access';
 import type { ModuleOptions } from '../index';
-import {
-  commitImport,
-  createImport,
-  IMPORT_MAX_BYTES,
-  importRejectsCsv,
-  importTemplate,
-  parseContactFile,
-  parsePastedNumbers,
-  previewImport,
-} from './import.service';
+import { importRejectsCsv, importTemplate } from './import-downloads';
+import { IMPORT_MAX_BYTES, parseContactFile, parsePastedNumbers } from './import-parse';
+import { commitImport, createImport, previewImport } from './import-staging';
 
 const guarded = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope };
 const writes = { ...guarded, 409: errorEnvelope, 413: errorEnvelope };
