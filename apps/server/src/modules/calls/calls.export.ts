@@ -9,18 +9,13 @@ import {
 } from '@callpilot/contracts';
 import ExcelJS from 'exceljs';
 import type { Database } from '../../db/client';
+import { CSV_BOM, csvLine, sheetCell, sheetColumns } from '../../lib/spreadsheet';
 import { type CallRow, iterateCalls } from './calls.service';
 
 /** China has no daylight saving time, so a fixed +08:00 is exact. */
 const CHINA_OFFSET_MS = 8 * 3600 * 1000;
 export const chinaTime = (date: Date | null) =>
   date ? new Date(date.getTime() + CHINA_OFFSET_MS).toISOString().slice(0, 19).replace('T', ' ') : '';
-
-/**
- * A cell a spreadsheet would read as a formula (= + - @, and tab / carriage return which some
- * read the same way) gets a leading apostrophe, so an imported name cannot run code (CSV injection).
- */
-export const safeCell = (value: string) => (/^[=+\-@\t\r]/.test(value) ? `'${value}` : value);
 
 const grade = (g: CallRow['intentGrade']) => (g ? `${g} ${INTENT_GRADE_LABELS[g]}` : '');
 
@@ -48,23 +43,14 @@ const COLUMNS: [string, (row: CallRow) => string | number][] = [
   ['通话ID', (r) => r.id],
 ];
 
-const cells = (row: CallRow) =>
-  COLUMNS.map(([, get]) => {
-    const value = get(row);
-    return typeof value === 'number' ? value : safeCell(value);
-  });
-
-const csvField = (value: string | number) => {
-  const text = String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-};
+const values = (row: CallRow) => COLUMNS.map(([, get]) => get(row));
 
 /** CSV with a BOM, so Excel on a Chinese Windows opens it as UTF-8. Pulled batch by batch. */
 export function exportCallsCsv(db: Database, projectId: string, filters: Partial<CallFilters>): Readable {
   async function* lines() {
-    yield `\uFEFF${COLUMNS.map(([title]) => title).join(',')}\r\n`;
+    yield CSV_BOM + csvLine(COLUMNS.map(([title]) => title));
     for await (const batch of iterateCalls(db, projectId, filters)) {
-      yield batch.map((row) => `${cells(row).map(csvField).join(',')}\r\n`).join('');
+      yield batch.map((row) => csvLine(values(row))).join('');
     }
   }
   return Readable.from(lines());
@@ -79,10 +65,10 @@ export function exportCallsXlsx(db: Database, projectId: string, filters: Partia
     useSharedStrings: false,
   });
   const sheet = workbook.addWorksheet('通话记录');
-  sheet.columns = COLUMNS.map(([header]) => ({ header, width: header.length > 4 ? 20 : 14 }));
+  sheet.columns = sheetColumns(COLUMNS.map(([header]) => ({ header, width: header.length > 4 ? 20 : 14 })));
   (async () => {
     for await (const batch of iterateCalls(db, projectId, filters)) {
-      for (const row of batch) sheet.addRow(cells(row)).commit();
+      for (const row of batch) sheet.addRow(values(row).map(sheetCell)).commit();
       // Let the zip stream drain to the client before the next batch is read.
       if (out.writableNeedDrain) await new Promise((resolve) => out.once('drain', resolve));
     }

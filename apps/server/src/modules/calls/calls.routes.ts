@@ -19,8 +19,9 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError, notFound } from '../../lib/errors';
-import { ok } from '../../lib/reply';
+import { ok, sendDownload } from '../../lib/reply';
 import { loadAppSecret } from '../../lib/secret-box';
+import { CSV_CONTENT_TYPE, XLSX_CONTENT_TYPE } from '../../lib/spreadsheet';
 import { streamEvents } from '../../lib/sse';
 import { requireUser } from '../../plugins/auth';
 import { requireProject } from '../../plugins/project-access';
@@ -118,18 +119,8 @@ export const callsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { d
       const body =
         format === 'xlsx' ? exportCallsXlsx(db, projectId, filters) : exportCallsCsv(db, projectId, filters);
       body.on('error', (err) => req.log.error({ err }, 'call export failed'));
-      return reply
-        .header(
-          'content-type',
-          format === 'xlsx'
-            ? 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'
-            : 'text/csv; charset=utf-8',
-        )
-        .header(
-          'content-disposition',
-          `attachment; filename="calls.${format}"; filename*=UTF-8''${encodeURIComponent(fileName)}`,
-        )
-        .send(body);
+      const contentType = format === 'xlsx' ? XLSX_CONTENT_TYPE : CSV_CONTENT_TYPE;
+      return sendDownload(reply, { fileName, contentType, body }, `calls.${format}`);
     },
   );
 

@@ -28,7 +28,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Database } from '../../db/client';
 import { AppError } from '../../lib/errors';
-import { ok } from '../../lib/reply';
+import { ok, sendDownload } from '../../lib/reply';
 import { loadAppSecret } from '../../lib/secret-box';
 import { requireProject } from '../../plugins/project-access';
 import type { ModuleOptions } from '../module-options';
@@ -291,14 +291,7 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app,
         req.params.knowledgeBaseId,
         req.query.format,
       );
-      const asciiName = `knowledge-base.${req.query.format}`;
-      return reply
-        .header('content-type', file.contentType)
-        .header(
-          'content-disposition',
-          `attachment; filename="${asciiName}"; filename*=UTF-8''${encodeURIComponent(file.fileName)}`,
-        )
-        .send(file.body);
+      return sendDownload(reply, file, `knowledge-base.${req.query.format}`);
     },
   );
 

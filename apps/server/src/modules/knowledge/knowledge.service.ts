@@ -8,11 +8,11 @@ import type {
   Paged,
 } from '@callpilot/contracts';
 import { and, asc, count, desc, eq, ilike, inArray, ne, or, sql } from 'drizzle-orm';
-import ExcelJS from 'exceljs';
-import Papa from 'papaparse';
 import type { Database } from '../../db/client';
 import { knowledgeBases, knowledgeDocuments, knowledgeSegments } from '../../db/schema';
 import { AppError, badRequest, conflict, notFound } from '../../lib/errors';
+import type { DownloadFile } from '../../lib/reply';
+import { CSV_CONTENT_TYPE, csvFile, XLSX_CONTENT_TYPE, xlsxFile } from '../../lib/spreadsheet';
 import { assertWithinLimit } from '../projects/limits';
 import type { Embedder } from './embedder';
 import { checkUpload, kindOf } from './parse';
@@ -407,9 +407,6 @@ export async function updateSegment(
   return toSegment(row!);
 }
 
-/** A spreadsheet would run a cell that starts like a formula; a leading ' makes it plain text. */
-export const escapeCell = (value: string) => (/^[=+\-@\t\r]/.test(value) ? `'${value}` : value);
-
 export type ExportFormat = 'md' | 'csv' | 'xlsx';
 
 /**
@@ -422,7 +419,7 @@ export async function exportKnowledgeBase(
   projectId: string,
   knowledgeBaseId: string,
   format: ExportFormat,
-): Promise<{ fileName: string; contentType: string; body: Buffer }> {
+): Promise<DownloadFile> {
   const base = await getKnowledgeBase(db, projectId, knowledgeBaseId);
   const rows = await db
     .select(segmentColumns)
@@ -463,26 +460,20 @@ export async function exportKnowledgeBase(
   // Similar questions one a line in their cell, as an upload reads them back.
   const pairs = rows
     .filter((r) => r.question !== null)
-    .map((r) => [escapeCell(r.question!), escapeCell(r.answer!), escapeCell(r.similarQuestions.join('\n'))]);
+    .map((r) => [r.question!, r.answer!, r.similarQuestions.join('\n')]);
   if (format === 'csv') {
-    // The BOM makes Excel open the file as UTF-8 instead of garbling the Chinese.
-    const csv = `\uFEFF${Papa.unparse({ fields: ['问题', '答案', '相似问题'], data: pairs })}\r\n`;
-    return { fileName, contentType: 'text/csv; charset=utf-8', body: Buffer.from(csv) };
+    return { fileName, contentType: CSV_CONTENT_TYPE, body: csvFile(['问题', '答案', '相似问题'], pairs) };
   }
-  const workbook = new ExcelJS.Workbook();
-  const sheet = workbook.addWorksheet('问答对');
-  sheet.columns = [
-    { header: '问题', width: 40 },
-    { header: '答案', width: 80 },
-    { header: '相似问题', width: 40, style: { alignment: { wrapText: true, vertical: 'top' } } },
-  ];
-  for (const pair of pairs) sheet.addRow(pair);
-  const body = Buffer.from(await workbook.xlsx.writeBuffer());
-  return {
-    fileName,
-    contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-    body,
-  };
+  const body = await xlsxFile(
+    '问答对',
+    [
+      { header: '问题', width: 40 },
+      { header: '答案', width: 80 },
+      { header: '相似问题', width: 40, style: { alignment: { wrapText: true, vertical: 'top' } } },
+    ],
+    pairs,
+  );
+  return { fileName, contentType: XLSX_CONTENT_TYPE, body };
 }
 
 export async function hitTest(

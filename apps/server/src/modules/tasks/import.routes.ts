@@ -10,38 +10,20 @@ import {
   taskIdParams,
 } from '@callpilot/contracts';
 import fastifyMultipart from '@fastify/multipart';
-import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { badRequest } from '../../lib/errors';
-import { ok } from '../../lib/reply';
+import { ok, sendDownload } from '../../lib/reply';
 import { requireProject } from '../../plugins/project-access';
 import type { ModuleOptions } from '../module-options';
-import {
-  commitImport,
-  createImport,
-  type DownloadFile,
-  IMPORT_MAX_BYTES,
-  importRejectsCsv,
-  importTemplate,
-  parseContactFile,
-  parsePastedNumbers,
-  previewImport,
-} from './import.service';
+import { importRejectsCsv, importTemplate } from './import-downloads';
+import { IMPORT_MAX_BYTES, parseContactFile, parsePastedNumbers } from './import-parse';
+import { commitImport, createImport, previewImport } from './import-staging';
 
 const guarded = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope };
 const writes = { ...guarded, 409: errorEnvelope, 413: errorEnvelope };
 const BASE = '/api/project/:projectId/tasks/:taskId';
 const importParams = taskIdParams.extend({ importId: z.string().min(1).max(64) });
-
-const sendFile = (reply: FastifyReply, file: DownloadFile, asciiName: string) =>
-  reply
-    .header('content-type', file.contentType)
-    .header(
-      'content-disposition',
-      `attachment; filename="${asciiName}"; filename*=UTF-8''${encodeURIComponent(file.fileName)}`,
-    )
-    .send(file.body);
 
 /** Contact imports of a task: upload or paste, map columns, preview, commit, rejected rows. */
 export const taskImportRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db }) => {
@@ -162,7 +144,7 @@ export const taskImportRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app
       const projectId = requireProject(req).id;
       const { taskId, importId } = req.params;
       const file = await importRejectsCsv(db, projectId, taskId, importId, req.query.kind);
-      return sendFile(reply, file, `import-rejects${req.query.kind ? `-${req.query.kind}` : ''}.csv`);
+      return sendDownload(reply, file, `import-rejects${req.query.kind ? `-${req.query.kind}` : ''}.csv`);
     },
   );
 
@@ -183,7 +165,7 @@ export const taskImportRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app
     async (req, reply) => {
       const projectId = requireProject(req).id;
       const file = await importTemplate(db, projectId, req.params.taskId, req.query.format);
-      return sendFile(reply, file, `contacts-template.${req.query.format}`);
+      return sendDownload(reply, file, `contacts-template.${req.query.format}`);
     },
   );
 };
