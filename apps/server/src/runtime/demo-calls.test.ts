@@ -52,6 +52,13 @@ describe('demo call history', () => {
     expect(reasons.size).toBeGreaterThanOrEqual(6);
     expect(grades.size).toBeGreaterThanOrEqual(3);
     expect(reasons.has('completed')).toBe(true);
+    // Customers call in too: a fifth of the history, answered by the demo number's assistant.
+    const inbound = await list('direction=inbound');
+    expect(inbound.total).toBe(40);
+    expect(new Set(inbound.items.map((c: { calleeNumber: string }) => c.calleeNumber))).toEqual(
+      new Set(['02160881000']),
+    );
+    expect(inbound.items.filter((c: { answeredAt: string | null }) => c.answeredAt).length).toBe(40);
     const lastWeek = await list(`from=${new Date(now - 7 * 24 * 3600_000).toISOString()}`);
     expect(lastWeek.total).toBeGreaterThan(20);
     expect(lastWeek.total).toBeLessThan(200);

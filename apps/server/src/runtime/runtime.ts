@@ -140,15 +140,21 @@ export function createRuntime({ database, env, log, providers, clock: given }: R
     return { clock: callClock, carrier: createSimCarrier({ clock: callClock, seed }) };
   };
 
-  let synthesizer: SpeechSynthesizer | undefined;
+  // One offline synthesiser per process, created on first use: its WASM worker costs memory a
+  // process that never speaks does not need. Recordings go through a cache (lines repeat).
+  let espeak: SpeechSynthesizer | undefined;
+  const speech = () => {
+    espeak ??= createEspeakSynthesizer();
+    return espeak;
+  };
+  let cachedSpeech: SpeechSynthesizer | undefined;
   const recordingWorker = new RecordingWorker({
     db,
     calls: repository,
     recordings,
-    // Created on first use: the WASM worker costs memory a process without calls never needs.
     synthesizer: () => {
-      synthesizer ??= cachedSynthesizer(createEspeakSynthesizer());
-      return synthesizer;
+      cachedSpeech ??= cachedSynthesizer(speech());
+      return cachedSpeech;
     },
     owner: processId,
     log,
@@ -385,6 +391,8 @@ export function createRuntime({ database, env, log, providers, clock: given }: R
     taskEvents,
     /** The simulated carrier of this process (tests reach its callees). */
     carrier,
+    /** The offline speech synthesiser of this process (voices and the editor's 试听). */
+    speech,
 
     async startTestCall(projectId: string, request: TestCallRequest): Promise<{ callId: string }> {
       const callId = randomUUID();
@@ -511,7 +519,7 @@ export function createRuntime({ database, env, log, providers, clock: given }: R
       await knowledgeWorker?.stop();
       await recordingWorker.stop();
       await carrier.close();
-      await synthesizer?.close();
+      await espeak?.close();
     },
 
     /**

@@ -7,18 +7,15 @@ import {
 } from '@callpilot/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createEspeakSynthesizer } from '../../engine/speech/espeak';
 import { ok } from '../../lib/reply';
 import type { ModuleOptions } from '../module-options';
 
 const failures = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 503: errorEnvelope };
 
 /** The offline voices and a preview of how an assistant sounds (the test chat's 播放 button). */
-export const voicesRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app) => {
+export const voicesRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { runtime }) => {
   const tags = ['智能小助手'];
   const security = [{ bearerAuth: [] }];
-  const synthesizer = createEspeakSynthesizer();
-  app.addHook('onClose', () => synthesizer.close());
 
   app.get(
     '/api/project/:projectId/voices',
@@ -31,7 +28,7 @@ export const voicesRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app) =>
         response: { 200: envelope(z.array(voiceOption)), ...failures },
       },
     },
-    async () => ok(synthesizer.voices()),
+    async () => ok(runtime.speech().voices()),
   );
 
   app.post(
@@ -47,7 +44,7 @@ export const voicesRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app) =>
       },
     },
     async (req, reply) => {
-      const speech = await synthesizer.synthesize(req.body.text, req.body.voice);
+      const speech = await runtime.speech().synthesize(req.body.text, req.body.voice);
       return reply
         .type(speech.mimeType)
         .header('Cache-Control', 'no-store')
