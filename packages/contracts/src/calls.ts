@@ -294,8 +294,11 @@ export const testCallRequest = z.object({
 export type TestCallRequest = z.infer<typeof testCallRequest>;
 export const testCallStarted = z.object({ callId: z.string() });
 
-/** Personas that can place a call themselves (模拟来电): the ones who talk, or stay silent, once answered. */
-export const INBOUND_SIM_PERSONAS = [
+/**
+ * Personas who pick up and talk (or stay silent) once connected: the simulated carrier's talking
+ * callees, and the callers of 模拟来电.
+ */
+export const TALKING_SIM_PERSONAS = [
   'interested',
   'hesitant',
   'refuses',
@@ -304,6 +307,8 @@ export const INBOUND_SIM_PERSONAS = [
   'silent',
   'hangs_up',
 ] as const satisfies readonly SimPersona[];
+/** Who can place a 模拟来电. */
+export const INBOUND_SIM_PERSONAS = TALKING_SIM_PERSONAS;
 
 /**
  * 模拟来电: a simulated caller dials one of the project's numbers; the call is routed as a real
@@ -314,7 +319,7 @@ export const testInboundCallRequest = z.object({
     .string({ error: '请选择被叫号码' })
     .trim()
     .regex(/^[0-9+\-\s]{5,20}$/, { error: '号码格式不正确' }),
-  persona: z.enum(INBOUND_SIM_PERSONAS, { error: '模拟来电的客户类型不支持' }),
+  persona: z.enum(TALKING_SIM_PERSONAS, { error: '模拟来电的客户类型不支持' }),
   /** The caller's number; a random mobile when empty. */
   callerNumber: z
     .string()

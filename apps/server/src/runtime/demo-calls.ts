@@ -1,6 +1,14 @@
-import { and, count, eq, like } from 'drizzle-orm';
+import { and, asc, count, eq, isNotNull, isNull, like } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { calls, knowledgeDocuments, memberships, projectNumbers, projects, users } from '../db/schema';
+import {
+  assistants,
+  calls,
+  knowledgeDocuments,
+  memberships,
+  projectNumbers,
+  projects,
+  users,
+} from '../db/schema';
 import { answerCall } from '../engine/call/answer-call';
 import { placeCall, SIM_CALLER_NUMBER } from '../engine/call/run-call';
 import { VirtualClock } from '../engine/clock';
@@ -134,6 +142,23 @@ export async function seedDemoCalls(
     await new Promise((resolve) => setImmediate(resolve));
   }
   return made;
+}
+
+/** The demo project's first published assistant: it makes the demo's calls and answers its number. */
+export async function demoAssistant(db: Database, projectId: string) {
+  const [assistant] = await db
+    .select({ id: assistants.id, name: assistants.name, version: assistants.publishedVersion })
+    .from(assistants)
+    .where(
+      and(
+        eq(assistants.projectId, projectId),
+        isNotNull(assistants.publishedVersion),
+        isNull(assistants.deletedAt),
+      ),
+    )
+    .orderBy(asc(assistants.createdAt))
+    .limit(1);
+  return assistant ?? null;
 }
 
 /** The demo user's demo project and its published assistant, when they exist. */

@@ -1,16 +1,16 @@
 import type { TaskSettings } from '@callpilot/contracts';
 import { DEFAULT_WINDOWS } from '@callpilot/contracts';
 import chineseDays from 'chinese-days';
-import { and, asc, eq, inArray, isNotNull, isNull, max } from 'drizzle-orm';
+import { and, eq, inArray, max } from 'drizzle-orm';
 import type { Database } from '../db/client';
-import { assistants, calls, callTasks, taskContacts } from '../db/schema';
+import { calls, callTasks, taskContacts } from '../db/schema';
 import { placeCall, SIM_CALLER_NUMBER } from '../engine/call/run-call';
 import { VirtualClock } from '../engine/clock';
 import { chinaDate, chinaMidnight, DAY_MS } from '../engine/dialer/calendar';
 import { Dialer } from '../engine/dialer/dialer';
 import { Random } from '../engine/telephony/sim/random';
 import { createSimCarrier } from '../engine/telephony/sim/sim-carrier';
-import { findDemoProject, knowledgeSettled } from './demo-calls';
+import { demoAssistant, findDemoProject, knowledgeSettled } from './demo-calls';
 import type { Runtime } from './runtime';
 
 /** What the demo seeding needs of the runtime. */
@@ -245,18 +245,7 @@ export async function ensureDemoTasks(
 ): Promise<number> {
   const demo = await findDemoProject(db, email);
   if (!demo) return 0;
-  const [assistant] = await db
-    .select({ id: assistants.id, name: assistants.name, version: assistants.publishedVersion })
-    .from(assistants)
-    .where(
-      and(
-        eq(assistants.projectId, demo.projectId),
-        isNotNull(assistants.publishedVersion),
-        isNull(assistants.deletedAt),
-      ),
-    )
-    .orderBy(asc(assistants.createdAt))
-    .limit(1);
+  const assistant = await demoAssistant(db, demo.projectId);
   if (!assistant?.version) return 0;
   const loaded = await runtime.engine.ports.assistants.forCall(
     demo.projectId,

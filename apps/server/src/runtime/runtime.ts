@@ -2,10 +2,10 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import type { CallEvent, TestCallRequest, TestInboundCallRequest } from '@callpilot/contracts';
-import { and, asc, eq, isNotNull, isNull } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, DatabaseHandle } from '../db/client';
-import { assistants, calls, callTurns } from '../db/schema';
+import { calls, callTurns } from '../db/schema';
 import { answerCall } from '../engine/call/answer-call';
 import type { CallPorts } from '../engine/call/ports';
 import { type CallDeps, placeCall, SIM_CALLER_NUMBER } from '../engine/call/run-call';
@@ -33,6 +33,7 @@ import { createCallPorts } from './call-ports';
 import { type CallRequest, CallRequestQueue } from './call-requests';
 import {
   DEMO_CALL_COUNT,
+  demoAssistant,
   demoCallCount,
   ensureDemoNumber,
   findDemoProject,
@@ -529,18 +530,7 @@ export function createRuntime({ database, env, log, providers, clock: given }: R
     async ensureDemoCalls(email: string): Promise<number> {
       const demo = await findDemoProject(db, email);
       if (!demo) return 0;
-      const [assistant] = await db
-        .select({ id: assistants.id })
-        .from(assistants)
-        .where(
-          and(
-            eq(assistants.projectId, demo.projectId),
-            isNotNull(assistants.publishedVersion),
-            isNull(assistants.deletedAt),
-          ),
-        )
-        .orderBy(asc(assistants.createdAt))
-        .limit(1);
+      const assistant = await demoAssistant(db, demo.projectId);
       if (!assistant) return 0;
       await ensureDemoNumber(db, demo.projectId, assistant.id);
       if ((await demoCallCount(db, demo.projectId)) >= DEMO_CALL_COUNT) return 0;

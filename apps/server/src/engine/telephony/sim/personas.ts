@@ -1,21 +1,10 @@
-import type { SimPersona } from '@callpilot/contracts';
+import { type SimPersona, TALKING_SIM_PERSONAS } from '@callpilot/contracts';
 import type { Random } from './random';
 
 /** Personas whose callee answers and talks (the rest are carrier outcomes). */
-export type TalkingPersona = Extract<
-  SimPersona,
-  'interested' | 'hesitant' | 'refuses' | 'asks_question' | 'asks_human' | 'silent' | 'hangs_up'
->;
+export type TalkingPersona = (typeof TALKING_SIM_PERSONAS)[number];
 
-export const TALKING_PERSONAS: readonly TalkingPersona[] = [
-  'interested',
-  'hesitant',
-  'refuses',
-  'asks_question',
-  'asks_human',
-  'silent',
-  'hangs_up',
-];
+export const TALKING_PERSONAS: readonly TalkingPersona[] = TALKING_SIM_PERSONAS;
 
 export const isTalkingPersona = (persona: SimPersona): persona is TalkingPersona =>
   (TALKING_PERSONAS as readonly string[]).includes(persona);
