@@ -25,7 +25,9 @@ import {
 } from '../../apps/server/src/db/schema';
 import { createBrain } from '../../apps/server/src/engine/brain/create-brain';
 import { VirtualClock } from '../../apps/server/src/engine/clock';
-import { Dialer, type DialJob, maxAttemptsOf } from '../../apps/server/src/engine/dialer/dialer';
+import { Dialer } from '../../apps/server/src/engine/dialer/dialer';
+import { maxAttemptsOf } from '../../apps/server/src/engine/dialer/policy';
+import type { DialJob } from '../../apps/server/src/engine/dialer/ports';
 import { insertContacts, insertTask, testSettings } from '../../apps/server/src/engine/dialer/test-support';
 import { runCallSession } from '../../apps/server/src/engine/session/call-session';
 import { createSimCarrier } from '../../apps/server/src/engine/telephony/sim/sim-carrier';
@@ -40,6 +42,7 @@ import {
 } from '../../apps/server/src/modules/calls/call-runner';
 import { CallStore } from '../../apps/server/src/modules/calls/call-store';
 import { addToDoNotCall } from '../../apps/server/src/modules/do-not-call/do-not-call.service';
+import { createDialerStore } from '../../apps/server/src/modules/tasks/dialer-store';
 import { type BudgetResult, budget, fmtInt, fmtMs, fmtPct, fmtRatio, table } from './lib/report';
 
 const CONTACTS = Number(process.env.BENCH_DIALER_CONTACTS ?? 10_000);
@@ -300,7 +303,7 @@ async function dialerRun(
     };
 
     dialer = new Dialer({
-      db,
+      store: createDialerStore(db),
       clock,
       processId: `bench-${randomUUID()}`,
       dial,

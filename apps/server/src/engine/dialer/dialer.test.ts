@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, seedUser } from '../../../test/helpers';
 import type { DatabaseHandle } from '../../db/client';
 import { doNotCall, projectLimits } from '../../db/schema';
+import { createDialerStore } from '../../modules/tasks/dialer-store';
 import { VirtualClock } from '../clock';
 import { chinaDate } from './calendar';
 import { Dialer, type DialerOptions } from './dialer';
@@ -42,7 +43,7 @@ function startDialer(
 ) {
   const fake = fakeDial(handle.db, clock, script);
   const dialer = new Dialer({
-    db: handle.db,
+    store: createDialerStore(handle.db),
     clock,
     processId: options.processId ?? `p-${dialers.length}`,
     dial: fake.dial,

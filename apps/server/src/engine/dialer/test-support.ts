@@ -4,7 +4,7 @@ import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { calls, callTasks, taskContacts } from '../../db/schema';
 import type { Clock } from '../clock';
-import type { DialJob, DialResult } from './dialer';
+import type { DialJob, DialResult } from './ports';
 
 /** Tests only: settings that call around the clock with no cap unless a test says otherwise. */
 export const testSettings = (overrides: Partial<TaskSettings> = {}): TaskSettings => ({

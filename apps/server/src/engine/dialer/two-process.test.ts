@@ -3,8 +3,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, seedUser } from '../../../test/helpers';
 import { type DatabaseHandle, openDatabase } from '../../db/client';
 import { projectLimits } from '../../db/schema';
+import { createDialerStore } from '../../modules/tasks/dialer-store';
 import { VirtualClock } from '../clock';
-import { Dialer, type DialJob } from './dialer';
+import { Dialer } from './dialer';
+import type { DialJob } from './ports';
 import {
   callsOf,
   contactsOf,
@@ -64,7 +66,7 @@ describe('two dialer processes on one PostgreSQL database', () => {
       const byProcess = new Map<string, number>();
       const dialers = ['A', 'B'].map((processId, i) => {
         const dialer = new Dialer({
-          db: (i === 0 ? first : second).db,
+          store: createDialerStore((i === 0 ? first : second).db),
           clock,
           processId,
           // Ticks interleave; a short tick makes the two race for the same rows as often as possible.

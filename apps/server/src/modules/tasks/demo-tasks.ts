@@ -12,6 +12,7 @@ import { Random } from '../../engine/telephony/sim/random';
 import { createSimCarrier } from '../../engine/telephony/sim/sim-carrier';
 import { knowledgeQuestions, loadAssistantForCall, placeCall, SIM_CALLER_NUMBER } from '../calls/call-runner';
 import { findDemoProject, knowledgeSettled } from '../calls/demo-calls';
+import { createDialerStore } from './dialer-store';
 
 const SURNAMES = '王李张刘陈杨黄赵吴周徐孙马朱胡郭何林罗高';
 const PREFIXES = ['138', '139', '136', '135', '150', '151', '158', '186', '187', '177', '189', '199'];
@@ -168,7 +169,7 @@ async function dialDemoTask(
   const deps = { ...app.calls.runnerDeps, clock, carrier };
   app.tasks.seeding.add(id);
   const dialer = new Dialer({
-    db,
+    store: createDialerStore(db),
     clock,
     processId: `demo-seed-${id}`,
     ownsTask: (taskId) => taskId === id,

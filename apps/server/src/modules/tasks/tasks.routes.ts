@@ -30,6 +30,7 @@ import {
 } from '../calls/call-runner';
 import type { ModuleOptions } from '../index';
 import { ensureDemoTasks } from './demo-tasks';
+import { createDialerStore } from './dialer-store';
 import { TaskEventHub } from './task-events';
 import {
   actOnTask,
@@ -95,7 +96,7 @@ const tasksPlugin: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, data
   const assistantsCache = new Map<string, Promise<LoadedAssistant>>();
   const seeding = new Set<string>();
   const dialer = new Dialer({
-    db,
+    store: createDialerStore(db),
     clock: app.calls.runnerDeps.clock,
     processId: `server-${randomUUID()}`,
     defaultCallerNumber: SIM_CALLER_NUMBER,
