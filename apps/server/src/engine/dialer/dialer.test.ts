@@ -312,3 +312,41 @@ describe('Dialer: crash', () => {
     }
   });
 });
+
+describe('Dialer: shutdown', () => {
+  it('cuts calls off after the grace period: their contacts count them as interrupted and retry', async () => {
+    const clock = autoClock('2026-03-02T09:00:00+08:00');
+    const taskId = await insertTask(
+      handle.db,
+      projectId,
+      testSettings({ retryRules: { interrupted: { maxRetries: 1, intervalMinutes: 5 } } }),
+    );
+    await insertContacts(handle.db, projectId, taskId, 2);
+    const live = fakeDial(handle.db, clock, () => ({ endReason: 'completed', durationMs: 0, hang: 'live' }));
+    // Like placeCall: the call ends when the dialer's signal aborts, with whatever reason the call engine gives it.
+    const { dialer } = startDialer(clock, answered, {
+      stopGraceMs: 50,
+      dial: (job) => {
+        void live.dial(job);
+        return new Promise((resolve) =>
+          job.signal.addEventListener('abort', () => resolve({ callId: job.callId, endReason: 'failed' })),
+        );
+      },
+    });
+    await waitFor(async () => (await callsOf(handle.db, taskId)).length === 2, 10_000, 'two live calls');
+    await dialer.stop();
+
+    for (const contact of await contactsOf(handle.db, taskId)) {
+      expect(contact).toMatchObject({
+        status: 'retry',
+        attempts: 1,
+        lastEndReason: 'interrupted',
+        leaseOwner: null,
+      });
+    }
+    // The call records are the call engine's to end: the dialer writes none.
+    for (const call of await callsOf(handle.db, taskId)) {
+      expect(call).toMatchObject({ status: 'ringing', endReason: null });
+    }
+  });
+});
