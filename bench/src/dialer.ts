@@ -28,7 +28,9 @@ import { fillConfig } from '../../apps/server/src/engine/call/fill-config';
 import type { CallAssistant as LoadedAssistant } from '../../apps/server/src/engine/call/ports';
 import { type CallDeps, placeCall, SIM_CALLER_NUMBER } from '../../apps/server/src/engine/call/run-call';
 import { VirtualClock } from '../../apps/server/src/engine/clock';
-import { Dialer, type DialJob, maxAttemptsOf } from '../../apps/server/src/engine/dialer/dialer';
+import { Dialer } from '../../apps/server/src/engine/dialer/dialer';
+import { maxAttemptsOf } from '../../apps/server/src/engine/dialer/policy';
+import type { DialJob } from '../../apps/server/src/engine/dialer/ports';
 import { insertContacts, insertTask, testSettings } from '../../apps/server/src/engine/dialer/test-support';
 import { runCallSession } from '../../apps/server/src/engine/session/call-session';
 import { createSimCarrier } from '../../apps/server/src/engine/telephony/sim/sim-carrier';
@@ -36,6 +38,7 @@ import { ASSISTANT_TEMPLATES } from '../../apps/server/src/modules/assistants/as
 import { CallEventHub } from '../../apps/server/src/modules/calls/call-events';
 import { CallRepository } from '../../apps/server/src/modules/calls/call-repository';
 import { addToDoNotCall } from '../../apps/server/src/modules/do-not-call/do-not-call.service';
+import { createDialerStore } from '../../apps/server/src/modules/tasks/dialer-store';
 import { createCallPorts } from '../../apps/server/src/runtime/call-ports';
 import { type BudgetResult, budget, fmtInt, fmtMs, fmtPct, fmtRatio, table } from './lib/report';
 
@@ -191,10 +194,11 @@ async function dialerRun(
     });
     await insertContacts(db, projectId, taskId, contacts);
     const allowed = maxAttemptsOf(settings);
+    const repository = new CallRepository(db, new CallEventHub(), { owner: 'bench', singleProcess: true });
     const deps: CallDeps = {
       ports: createCallPorts({
         db,
-        repository: new CallRepository(db, new CallEventHub(), { owner: 'bench', singleProcess: true }),
+        repository,
         resolveProvider: async () => null,
         embedderFor: async () => undefined,
         sms: { send: async () => {} },
@@ -302,7 +306,7 @@ async function dialerRun(
     };
 
     dialer = new Dialer({
-      db,
+      store: createDialerStore(db, { calls: repository }),
       clock,
       processId: `bench-${randomUUID()}`,
       dial,

@@ -10,11 +10,12 @@ import { chinaDate, chinaMidnight, DAY_MS } from '../engine/dialer/calendar';
 import { Dialer } from '../engine/dialer/dialer';
 import { Random } from '../engine/telephony/sim/random';
 import { createSimCarrier } from '../engine/telephony/sim/sim-carrier';
+import { createDialerStore } from '../modules/tasks/dialer-store';
 import { demoAssistant, findDemoProject, knowledgeSettled } from './demo-calls';
 import type { Runtime } from './runtime';
 
 /** What the demo seeding needs of the runtime. */
-type DemoRuntime = Pick<Runtime, 'engine' | 'seedingTasks'> & {
+type DemoRuntime = Pick<Runtime, 'engine' | 'seedingTasks' | 'calls'> & {
   log: { warn(obj: object, msg: string): void };
 };
 
@@ -173,7 +174,7 @@ async function dialDemoTask(
   const deps = runtime.engine.callDeps({ clock, carrier });
   runtime.seedingTasks.add(id);
   const dialer = new Dialer({
-    db,
+    store: createDialerStore(db, { calls: runtime.calls }),
     clock,
     processId: `demo-seed-${id}`,
     ownsTask: (taskId) => taskId === id,

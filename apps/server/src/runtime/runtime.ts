@@ -26,6 +26,7 @@ import { CallRepository } from '../modules/calls/call-repository';
 import { toSummary, toTurn } from '../modules/calls/calls.service';
 import { embedderForProject } from '../modules/knowledge/embedder';
 import { startKnowledgeWorker } from '../modules/knowledge/worker';
+import { createDialerStore } from '../modules/tasks/dialer-store';
 import { TaskEventHub } from '../modules/tasks/task-events';
 import { getTaskSummary } from '../modules/tasks/tasks.service';
 import type { Providers } from '../providers';
@@ -199,7 +200,7 @@ export function createRuntime({ database, env, log, providers, clock: given }: R
   const seedingTasks = new Set<string>();
   const dialer: Dialer | null = hasEngine
     ? taskDialer({
-        db,
+        store: createDialerStore(db, { calls: repository }),
         database,
         ports,
         clock,

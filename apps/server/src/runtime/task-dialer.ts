@@ -1,9 +1,10 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Database, DatabaseHandle } from '../db/client';
+import type { DatabaseHandle } from '../db/client';
 import type { CallAssistant, CallPorts } from '../engine/call/ports';
 import { type CallDeps, type CallOutcome, placeCall, SIM_CALLER_NUMBER } from '../engine/call/run-call';
 import type { Clock } from '../engine/clock';
-import { Dialer, type DialJob } from '../engine/dialer/dialer';
+import { Dialer } from '../engine/dialer/dialer';
+import type { DialerStore, DialJob } from '../engine/dialer/ports';
 
 /** How a dial's call is run: the runtime gives each call its deps and its signals. */
 export type RunDial = (
@@ -16,7 +17,7 @@ export type RunDial = (
  * assistant version, with the contact's values and the id the dialer's recovery looks for.
  */
 export function taskDialer(options: {
-  db: Database;
+  store: DialerStore;
   database: DatabaseHandle;
   ports: CallPorts;
   clock: Clock;
@@ -30,7 +31,7 @@ export function taskDialer(options: {
   // Frozen versions never change: one load per task version, not per call.
   const assistants = new Map<string, Promise<CallAssistant>>();
   return new Dialer({
-    db: options.db,
+    store: options.store,
     clock: options.clock,
     processId: options.processId,
     defaultCallerNumber: SIM_CALLER_NUMBER,

@@ -15,6 +15,7 @@ import {
   insertContacts,
   insertTask,
   taskState,
+  testDialerStore,
   testSettings,
   waitFor,
 } from './test-support';
@@ -42,7 +43,7 @@ function startDialer(
 ) {
   const fake = fakeDial(handle.db, clock, script);
   const dialer = new Dialer({
-    db: handle.db,
+    store: testDialerStore(handle),
     clock,
     processId: options.processId ?? `p-${dialers.length}`,
     dial: fake.dial,
@@ -308,6 +309,44 @@ describe('Dialer: crash', () => {
     for (const id of neverStarted) {
       const firstCall = calls.find((c) => c.id === `${id}.1`);
       expect(firstCall?.startedAt.getTime()).toBeGreaterThan(crashedAt);
+    }
+  });
+});
+
+describe('Dialer: shutdown', () => {
+  it('cuts calls off after the grace period: their contacts count them as interrupted and retry', async () => {
+    const clock = autoClock('2026-03-02T09:00:00+08:00');
+    const taskId = await insertTask(
+      handle.db,
+      projectId,
+      testSettings({ retryRules: { interrupted: { maxRetries: 1, intervalMinutes: 5 } } }),
+    );
+    await insertContacts(handle.db, projectId, taskId, 2);
+    const live = fakeDial(handle.db, clock, () => ({ endReason: 'completed', durationMs: 0, hang: 'live' }));
+    // Like placeCall: the call ends when the dialer's signal aborts, with whatever reason the call engine gives it.
+    const { dialer } = startDialer(clock, answered, {
+      stopGraceMs: 50,
+      dial: (job) => {
+        void live.dial(job);
+        return new Promise((resolve) =>
+          job.signal.addEventListener('abort', () => resolve({ callId: job.callId, endReason: 'failed' })),
+        );
+      },
+    });
+    await waitFor(async () => (await callsOf(handle.db, taskId)).length === 2, 10_000, 'two live calls');
+    await dialer.stop();
+
+    for (const contact of await contactsOf(handle.db, taskId)) {
+      expect(contact).toMatchObject({
+        status: 'retry',
+        attempts: 1,
+        lastEndReason: 'interrupted',
+        leaseOwner: null,
+      });
+    }
+    // The call records are the call engine's to end: the dialer writes none.
+    for (const call of await callsOf(handle.db, taskId)) {
+      expect(call).toMatchObject({ status: 'ringing', endReason: null });
     }
   });
 });

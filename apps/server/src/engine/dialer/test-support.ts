@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { EndReason, TaskSettings } from '@callpilot/contracts';
 import { eq } from 'drizzle-orm';
-import type { Database } from '../../db/client';
+import type { Database, DatabaseHandle } from '../../db/client';
 import { calls, callTasks, taskContacts } from '../../db/schema';
+import { CallEventHub } from '../../modules/calls/call-events';
+import { CallRepository } from '../../modules/calls/call-repository';
+import { createDialerStore } from '../../modules/tasks/dialer-store';
 import type { Clock } from '../clock';
-import type { DialJob, DialResult } from './dialer';
+import type { DialJob, DialResult } from './ports';
 
 /** Tests only: settings that call around the clock with no cap unless a test says otherwise. */
 export const testSettings = (overrides: Partial<TaskSettings> = {}): TaskSettings => ({
@@ -167,4 +170,14 @@ export async function contactsOf(db: Database, taskId: string) {
 
 export async function callsOf(db: Database, taskId: string) {
   return db.select().from(calls).where(eq(calls.taskId, taskId)).orderBy(calls.startedAt, calls.id);
+}
+
+/** Tests only: the dialer's store over a database, with the call repository closing cut-off calls. */
+export function testDialerStore(handle: Pick<DatabaseHandle, 'db' | 'kind'>) {
+  return createDialerStore(handle.db, {
+    calls: new CallRepository(handle.db, new CallEventHub(), {
+      owner: 'dialer-test',
+      singleProcess: handle.kind === 'pglite',
+    }),
+  });
 }

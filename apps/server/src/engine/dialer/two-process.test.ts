@@ -4,7 +4,8 @@ import { createTestDatabase, seedUser } from '../../../test/helpers';
 import { type DatabaseHandle, openDatabase } from '../../db/client';
 import { projectLimits } from '../../db/schema';
 import { VirtualClock } from '../clock';
-import { Dialer, type DialJob } from './dialer';
+import { Dialer } from './dialer';
+import type { DialJob } from './ports';
 import {
   callsOf,
   contactsOf,
@@ -12,6 +13,7 @@ import {
   insertContacts,
   insertTask,
   taskState,
+  testDialerStore,
   testSettings,
   waitFor,
 } from './test-support';
@@ -64,7 +66,7 @@ describe('two dialer processes on one PostgreSQL database', () => {
       const byProcess = new Map<string, number>();
       const dialers = ['A', 'B'].map((processId, i) => {
         const dialer = new Dialer({
-          db: (i === 0 ? first : second).db,
+          store: testDialerStore(i === 0 ? first : second),
           clock,
           processId,
           // Ticks interleave; a short tick makes the two race for the same rows as often as possible.

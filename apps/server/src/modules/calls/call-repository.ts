@@ -184,14 +184,15 @@ export class CallRepository implements CallRecorder {
 
   /**
    * Closes as 系统中断 the live calls a dead process left (the one rule: see `orphaned`), all of
-   * them or only those of `callIds`. Returns the ids it closed.
+   * them or only those of `callIds`, as ended at `endedAt` (the dialer's clock for its recovery).
+   * Returns the ids it closed.
    */
-  async closeOrphaned(callIds?: string[]): Promise<string[]> {
+  async closeOrphaned(callIds?: string[], endedAt = new Date()): Promise<string[]> {
     if (callIds?.length === 0) return [];
     const rows = await this.db
       .update(calls)
       .set({
-        ...endColumns(new Date()),
+        ...endColumns(endedAt),
         endReason: 'interrupted',
         hangupBy: 'system',
         leaseOwner: null,
@@ -207,6 +208,11 @@ export class CallRepository implements CallRecorder {
       .returning();
     for (const row of rows) this.publishRows(row.projectId, 'ended', [row]);
     return rows.map((r) => r.id);
+  }
+
+  /** For the dialer's recovery (see modules/tasks/dialer-store.ts): the same rule, for these calls. */
+  interruptLive(callIds: string[], at: Date): Promise<string[]> {
+    return this.closeOrphaned(callIds, at);
   }
 
   /**
@@ -292,14 +298,14 @@ function endColumns(endedAt: Date) {
 }
 
 /**
- * The one rule for a call left live by a process that is gone: its lease ran out (nobody renews
- * it), or it has none, or (embedded database: one process) another process owns it.
+ * The one rule for a call left live by a process that is gone. On PostgreSQL (several processes):
+ * nobody renews its lease any more (it ran out, or it never had one). On the embedded database,
+ * which serves one process: this process does not own it (it was left by an earlier one).
  */
 function orphaned(options: CallRepositoryOptions): SQL {
-  const expired = or(isNull(calls.leaseUntil), lt(calls.leaseUntil, sql`now()`)) as SQL;
   return options.singleProcess
-    ? (or(expired, sql`${calls.leaseOwner} is distinct from ${options.owner}`) as SQL)
-    : expired;
+    ? sql`${calls.leaseOwner} is distinct from ${options.owner}`
+    : (or(isNull(calls.leaseUntil), lt(calls.leaseUntil, sql`now()`)) as SQL);
 }
 
 const not = (condition: SQL) => sql`not (${condition})`;
