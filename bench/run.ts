@@ -7,6 +7,7 @@ import { bundleBenchmark } from './src/bundle';
 import { callsBenchmark, engineBenchmark } from './src/calls';
 import { dialerBenchmark } from './src/dialer';
 import { httpBenchmark } from './src/http';
+import { inboundBenchmark } from './src/inbound';
 import { knowledgeBenchmark } from './src/knowledge';
 import { emergencyCleanup } from './src/lib/proc';
 import type { BudgetResult } from './src/lib/report';
@@ -48,6 +49,12 @@ const benchmarks: Benchmark[] = [
     about:
       'contacts/s of the dialer, 10,000 contacts at concurrency 200, against concurrency ÷ mean call time',
     run: dialerBenchmark,
+  },
+  {
+    name: 'inbound',
+    about:
+      'per-turn overhead p99 with 500 concurrent inbound calls, and no call admitted beyond concurrentCallin',
+    run: inboundBenchmark,
   },
 ];
 
