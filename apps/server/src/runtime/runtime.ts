@@ -231,12 +231,19 @@ export function createRuntime({ database, env, log, providers, clock: given }: R
     if (wake) dialer?.wake();
   }
 
-  /** Runs a 模拟通话 here; resolves once its record exists. */
-  async function runTestCall(projectId: string, request: TestCallRequest, callId: string): Promise<void> {
-    const loaded = await ports.assistants.forCall(projectId, request.assistantId, request.version ?? 'draft');
-    const calleeNumber = request.calleeNumber || `1380000${String(randomInt(10_000)).padStart(4, '0')}`;
-    const questions =
-      request.persona === 'asks_question' ? await ports.knowledge.questions(loaded.config, 20) : [];
+  /**
+   * Runs a simulated call here on its own clock and carrier, and resolves once its record exists
+   * (the console opens it at once); a failure before that is the request's. 挂断 reaches it
+   * through the live calls: the simulated party hangs up, or a call still ringing is cancelled.
+   */
+  async function runSimulated(
+    projectId: string,
+    callId: string,
+    start: (
+      own: { clock: Clock; carrier: SimCarrier },
+      signals: { signal: AbortSignal; shutdown: AbortSignal; onCreated: () => void },
+    ) => Promise<unknown>,
+  ): Promise<void> {
     const own = simFor();
     const cancel = new AbortController();
     let created!: () => void;
@@ -244,6 +251,27 @@ export function createRuntime({ database, env, log, providers, clock: given }: R
       created = resolve;
     });
     const call = keep(
+      start(own, {
+        signal: AbortSignal.any([shutdown.signal, cancel.signal]),
+        shutdown: shutdown.signal,
+        onCreated: () => created(),
+      }),
+    );
+    const hangUp = () => {
+      if (!own.carrier.hangUpRemote(callId)) cancel.abort(new Error('hung up while ringing'));
+    };
+    live.add(callId, { projectId, hangUp }, call);
+    await Promise.race([createdOnce, call]);
+    void call.catch((err) => log.error({ err, callId }, 'simulated call failed'));
+  }
+
+  /** 模拟通话: the assistant calls a simulated callee. */
+  async function runTestCall(projectId: string, request: TestCallRequest, callId: string): Promise<void> {
+    const loaded = await ports.assistants.forCall(projectId, request.assistantId, request.version ?? 'draft');
+    const calleeNumber = request.calleeNumber || `1380000${String(randomInt(10_000)).padStart(4, '0')}`;
+    const questions =
+      request.persona === 'asks_question' ? await ports.knowledge.questions(loaded.config, 20) : [];
+    await runSimulated(projectId, callId, (own, signals) =>
       placeCall(
         callDeps(own),
         {
@@ -255,35 +283,19 @@ export function createRuntime({ database, env, log, providers, clock: given }: R
           questions,
           variables: request.variables,
           callId,
-          signal: AbortSignal.any([shutdown.signal, cancel.signal]),
-          shutdown: shutdown.signal,
-          onCreated: () => created(),
+          ...signals,
         },
         loaded,
       ),
     );
-    live.add(
-      callId,
-      {
-        projectId,
-        hangUp: () => {
-          if (!own.carrier.hangUpRemote(callId)) cancel.abort(new Error('hung up while ringing'));
-        },
-      },
-      call,
-    );
-    // Answer once the record exists (the console opens it at once); a failure before that is the request's.
-    await Promise.race([createdOnce, call]);
-    void call.catch((err) => log.error({ err, callId }, 'test call failed'));
   }
 
-  /** Runs a 模拟来电 here: a simulated caller dials the number; resolves once its record exists. */
+  /** 模拟来电: a simulated customer dials one of the project's numbers, routed as a real call is. */
   async function runInboundTestCall(
     projectId: string,
     request: TestInboundCallRequest,
     callId: string,
   ): Promise<void> {
-    const own = simFor();
     const route = await ports.inbound.lookup(request.number);
     if (!route || route.projectId !== projectId) {
       throw new AppError(404, 'NOT_FOUND', `号码 ${request.number} 不是本项目的号码`);
@@ -296,48 +308,24 @@ export function createRuntime({ database, env, log, providers, clock: given }: R
             .catch(() => [])
         : [];
     const callerNumber = request.callerNumber || `1390000${String(randomInt(10_000)).padStart(4, '0')}`;
-    let created!: () => void;
-    const createdOnce = new Promise<void>((resolve) => {
-      created = resolve;
-    });
-    const cancel = new AbortController();
-    let handled!: Promise<unknown>;
-    const off = own.carrier.onInbound((offer) => {
-      if (offer.callId !== callId) return;
-      handled = answerCall(callDeps(own), offer, {
-        signal: AbortSignal.any([shutdown.signal, cancel.signal]),
-        shutdown: shutdown.signal,
-        onCreated: () => created(),
+    await runSimulated(projectId, callId, async (own, signals) => {
+      let answered: Promise<unknown> = Promise.resolve();
+      const off = own.carrier.onInbound((offer) => {
+        if (offer.callId === callId) answered = answerCall(callDeps(own), offer, signals);
       });
+      try {
+        await own.carrier.simulateInbound({
+          callId,
+          from: callerNumber,
+          to: request.number,
+          persona: request.persona,
+          questions,
+        });
+      } finally {
+        off();
+      }
+      return answered;
     });
-    const call = keep(
-      (async () => {
-        try {
-          await own.carrier.simulateInbound({
-            callId,
-            from: callerNumber,
-            to: request.number,
-            persona: request.persona,
-            questions,
-          });
-        } finally {
-          off();
-        }
-        return handled;
-      })(),
-    );
-    live.add(
-      callId,
-      {
-        projectId,
-        hangUp: () => {
-          if (!own.carrier.hangUpRemote(callId)) cancel.abort(new Error('hung up while ringing'));
-        },
-      },
-      call,
-    );
-    await Promise.race([createdOnce, call]);
-    void call.catch((err) => log.error({ err, callId }, 'inbound test call failed'));
   }
 
   async function runRequest(request: CallRequest): Promise<void> {
@@ -391,8 +379,6 @@ export function createRuntime({ database, env, log, providers, clock: given }: R
     calls: repository,
     recordings,
     taskEvents,
-    /** The simulated carrier of this process (tests reach its callees). */
-    carrier,
     /** The offline speech synthesiser of this process (voices and the editor's 试听). */
     speech,
 
@@ -425,9 +411,6 @@ export function createRuntime({ database, env, log, providers, clock: given }: R
 
     /** A task was started, paused, edited...: dial now rather than at the next tick, tell every watcher. */
     taskChanged: (projectId: string, taskId: string) => taskChanged(projectId, taskId, true),
-
-    /** Calls of a task this process is running now. */
-    liveCallsOf: (taskId: string) => dialer?.liveCallsOf(taskId) ?? 0,
 
     /** New documents were queued: index now rather than at the next poll. */
     wakeKnowledge: () => knowledgeWorker?.wake(),
