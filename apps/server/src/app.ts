@@ -20,6 +20,7 @@ import { modules } from './modules/index';
 import { authPlugin } from './plugins/auth';
 import { registerConsole } from './plugins/console';
 import { registerErrorHandling } from './plugins/error-handler';
+import { inputGuardPlugin } from './plugins/input-guard';
 import { projectAccessPlugin } from './plugins/project-access';
 import { type Providers, providersFromEnv } from './providers';
 
@@ -122,6 +123,8 @@ export async function buildApp({
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
   app.decorate('providers', providersFromEnv(env, database.db, app.log, providers));
+  // Ahead of the membership check, whose onRequest hook queries with the path's projectId.
+  await app.register(inputGuardPlugin);
   await app.register(authPlugin, { database });
   await app.register(projectAccessPlugin, { db: database.db });
   for (const mod of modules) {
