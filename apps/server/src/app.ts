@@ -43,6 +43,8 @@ export interface BuildAppOptions {
   providers?: Partial<Providers>;
   /** The call engine's clock (tests pass a simulated one so calls take no real time). */
   clock?: Clock;
+  /** Deliberate waits (the per-IP login delay); tests record them instead of waiting. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** Query parameters that carry one-time codes or reset tokens (verify_code, /forget-password links). */
@@ -71,6 +73,7 @@ export async function buildApp({
   version = '0.0.0',
   providers,
   clock,
+  sleep,
 }: BuildAppOptions) {
   const app = Fastify({
     // A caller's logger options (a test's capture stream) keep the redaction below.
@@ -128,7 +131,7 @@ export async function buildApp({
   await app.register(authPlugin, { database });
   await app.register(projectAccessPlugin, { db: database.db });
   for (const mod of modules) {
-    await app.register(mod, { db: database.db, database, env, version, clock });
+    await app.register(mod, { db: database.db, database, env, version, clock, sleep });
   }
   await registerConsole(app, env.WEB_DIST ?? defaultWebDist());
   return app;

@@ -5,6 +5,7 @@ import type { Env } from '../env';
 import { assistantsRoutes } from './assistants/assistants.routes';
 import { voicesRoutes } from './assistants/voices.routes';
 import { authRoutes } from './auth/auth.routes';
+import type { Sleep } from './auth/login-limit';
 import { callsRoutes } from './calls/calls.routes';
 import { doNotCallRoutes } from './do-not-call/do-not-call.routes';
 import { healthRoutes } from './health/health.routes';
@@ -25,6 +26,8 @@ export interface ModuleOptions {
   version: string;
   /** The call engine's clock; the system clock (scaled by SIM_TIME_SCALE) unless a test passes one. */
   clock?: Clock;
+  /** How deliberate waits happen (the per-IP login delay); a real timer unless a test passes one. */
+  sleep?: Sleep;
 }
 
 /** Every HTTP module, registered by app.ts from this one list. */
