@@ -128,6 +128,7 @@ beforeAll(async () => {
   ids.b = await seedProject('member-b@example.com');
   await refreshIndexedIds();
   member = await loginAs(t.app, MEMBER_EMAIL);
+  await countWrites();
   doc = (await t.app.inject({ method: 'GET', url: '/docs/json' })).json();
 }, 60_000);
 afterAll(async () => {
@@ -136,12 +137,25 @@ afterAll(async () => {
 });
 
 /**
- * The next transaction id: it moves only when something writes, so a request that leaves it
- * alone changed no row (reads take no id).
+ * Counts every row any statement writes, in this test's database only (a transaction id would be
+ * cluster-wide, and other test files write to the same PostgreSQL server at the same time).
  */
+async function countWrites() {
+  await t.db.execute(sql`create sequence hostile_writes`);
+  await t.db.execute(sql`create function hostile_count_write() returns trigger language plpgsql
+    as $$ begin perform nextval('hostile_writes'); return null; end $$`);
+  await t.db.execute(sql`do $$ declare name text; begin
+    for name in select tablename from pg_tables where schemaname = 'public' loop
+      execute format('create trigger hostile_count_write after insert or update or delete on %I
+        for each row execute function hostile_count_write()', name);
+    end loop;
+  end $$`);
+}
+
+/** How many rows have been written so far: a request that leaves it alone wrote nothing. */
 async function writeMark(): Promise<string> {
   const [row] = rowsOf<{ mark: string }>(
-    await t.db.execute(sql`select pg_snapshot_xmax(pg_current_snapshot())::text as mark`),
+    await t.db.execute(sql`select last_value::text || ':' || is_called::text as mark from hostile_writes`),
   );
   return row!.mark;
 }
