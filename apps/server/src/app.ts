@@ -21,6 +21,7 @@ import { modules } from './modules/index';
 import { authPlugin } from './plugins/auth';
 import { registerConsole } from './plugins/console';
 import { registerErrorHandling } from './plugins/error-handler';
+import { inputGuardPlugin } from './plugins/input-guard';
 import { projectAccessPlugin } from './plugins/project-access';
 import { type Providers, providersFromEnv } from './providers';
 import { createRuntime, type Runtime } from './runtime/runtime';
@@ -46,6 +47,8 @@ export interface BuildAppOptions {
   providers?: Partial<Providers>;
   /** The call engine's clock (tests pass a simulated one so calls take no real time). */
   clock?: Clock;
+  /** Deliberate waits (the per-IP login delay); tests record them instead of waiting. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** Query parameters that carry one-time codes or reset tokens (verify_code, /forget-password links). */
@@ -74,6 +77,7 @@ export async function buildApp({
   version = '0.0.0',
   providers,
   clock,
+  sleep,
 }: BuildAppOptions) {
   const app = Fastify({
     // A caller's logger options (a test's capture stream) keep the redaction below.
@@ -132,12 +136,14 @@ export async function buildApp({
   // closes, so neither a graceful shutdown nor a test's app.close() leaves work running.
   app.addHook('onReady', async () => runtime.start());
   app.addHook('preClose', async () => runtime.stop());
-  const options = { db: database.db, database, env, version, runtime };
+  const options = { db: database.db, database, env, version, runtime, sleep };
   if (env.ROLE === 'worker') {
     // The engine's process: its health for the orchestrator, and nothing else over HTTP.
     await app.register(healthRoutes, options);
     return app;
   }
+  // Ahead of the membership check, whose onRequest hook queries with the path's projectId.
+  await app.register(inputGuardPlugin);
   await app.register(authPlugin, { database });
   await app.register(projectAccessPlugin, { db: database.db });
   for (const mod of modules) await app.register(mod, options);

@@ -66,6 +66,7 @@ export async function createTestApp(
     env?: Record<string, string>;
     logger?: Parameters<typeof buildApp>[0]['logger'];
     clock?: Parameters<typeof buildApp>[0]['clock'];
+    sleep?: Parameters<typeof buildApp>[0]['sleep'];
   } = {},
 ) {
   const database = await createTestDatabase();
@@ -76,6 +77,7 @@ export async function createTestApp(
     logger: options.logger ?? false,
     providers: capture.providers,
     clock: options.clock,
+    sleep: options.sleep,
   });
   app.addHook('onClose', () => database.close());
   return { app, database, db: database.db, emails: capture.emails, sms: capture.sms };

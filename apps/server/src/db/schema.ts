@@ -130,7 +130,7 @@ export const oneTimeCodes = pgTable(
   ],
 );
 
-/** Failed logins, per account and per IP, for the 5-failures-then-15-minutes lock. */
+/** Failed logins: per account for the 5-failures-then-15-minutes lock, per IP for the login delay. */
 export const loginFailures = pgTable(
   'login_failures',
   {

@@ -32,7 +32,7 @@ const tokenAnswer = (s: { token: string; expiresAt: Date }) =>
 export const publicBaseUrl = (req: FastifyRequest, configured: string | undefined) =>
   configured ?? `${req.protocol}://${req.host}`;
 
-export const authRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, env }) => {
+export const authRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, env, sleep }) => {
   const tags = ['认证'];
   // Authentication runs at onRequest, so an anonymous caller gets 401 before any validation message.
   const failures = { 400: errorEnvelope, 401: errorEnvelope, 409: errorEnvelope, 429: errorEnvelope };
@@ -47,7 +47,7 @@ export const authRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db
         response: { 200: envelope(sessionToken), ...failures },
       },
     },
-    async (req) => tokenAnswer(await login(db, req.body, clientMeta(req))),
+    async (req) => tokenAnswer(await login(db, req.body, clientMeta(req), { sleep })),
   );
 
   app.post(

@@ -5,7 +5,12 @@ import type { Database } from '../../db/client';
 import { sessions, users } from '../../db/schema';
 import { AppError, conflict } from '../../lib/errors';
 import { verifyCode } from '../codes/codes.service';
-import { assertLoginAllowed, clearLoginFailures, recordLoginFailure } from './login-limit';
+import {
+  assertLoginAllowed,
+  clearLoginFailures,
+  type LoginLimitOptions,
+  recordLoginFailure,
+} from './login-limit';
 import { dummyHash, hashPassword, verifyPassword } from './password';
 import { createSession, deleteSession } from './sessions.service';
 
@@ -18,11 +23,16 @@ export interface ClientMeta {
 export const INVALID_CREDENTIALS = '账号或密码错误';
 const invalidCredentials = () => new AppError(401, 'INVALID_CREDENTIALS', INVALID_CREDENTIALS);
 
-export async function login(db: Database, input: LoginRequest, meta: ClientMeta, now = new Date()) {
+export async function login(
+  db: Database,
+  input: LoginRequest,
+  meta: ClientMeta,
+  { now = new Date(), sleep }: LoginLimitOptions = {},
+) {
   const byPhone = !input.email && input.phone !== undefined;
   const value = byPhone ? normalizePhone(input.phone!) : input.email!.toLowerCase();
   const account = `${byPhone ? 'phone' : 'email'}:${value}`;
-  await assertLoginAllowed(db, account, meta.ip, now);
+  await assertLoginAllowed(db, account, meta.ip, { now, sleep });
 
   const [user] = await db
     .select({ id: users.id, passwordHash: users.passwordHash })
@@ -85,9 +95,10 @@ export async function changePassword(
   user: { id: string; email: string; tokenHash: string },
   input: { oldPassword: string; password: string },
   ip: string,
+  limit: LoginLimitOptions = {},
 ) {
   const account = `email:${user.email}`;
-  await assertLoginAllowed(db, account, ip);
+  await assertLoginAllowed(db, account, ip, limit);
   const [row] = await db
     .select({ passwordHash: users.passwordHash })
     .from(users)

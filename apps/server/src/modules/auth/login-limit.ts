@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, gt, or } from 'drizzle-orm';
+import { and, count, desc, eq, gt } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { loginFailures } from '../../db/schema';
 import { AppError } from '../../lib/errors';
@@ -19,35 +19,63 @@ export const retryTimeText = (at: Date) =>
   shanghaiTime.format(new Date(Math.ceil(at.getTime() / 60_000) * 60_000));
 
 /**
- * The lock lives in the database, not in memory, so it holds across every API process and
- * a restart. It is checked per account (a guessed password) and per IP (one client trying many
- * accounts): five failures inside fifteen minutes lock until the oldest of those five ages out.
+ * From one IP address, failures on any accounts never lock anyone out: call centres put a whole
+ * office behind one NAT address, and one agent's typos must not lock out the rest. Past
+ * IP_DELAY_FROM failures in the window, each attempt from that address waits a little longer
+ * instead (IP_DELAY_STEP_MS more per failure, at most IP_DELAY_MAX_MS), which slows a client
+ * trying many accounts without refusing anyone's correct password.
  */
-export async function assertLoginAllowed(db: Database, account: string, ip: string, now = new Date()) {
+export const IP_DELAY_FROM = 20;
+export const IP_DELAY_STEP_MS = 250;
+export const IP_DELAY_MAX_MS = 5000;
+
+/** How long an attempt waits after `failures` failures from its address within the window. */
+export const ipDelayMs = (failures: number) =>
+  failures < IP_DELAY_FROM ? 0 : Math.min((failures - IP_DELAY_FROM + 1) * IP_DELAY_STEP_MS, IP_DELAY_MAX_MS);
+
+export type Sleep = (ms: number) => Promise<void>;
+export const realSleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface LoginLimitOptions {
+  now?: Date;
+  /** Waits out the per-IP delay; tests pass one that records it instead. */
+  sleep?: Sleep;
+}
+
+/**
+ * Both counts live in the database, not in memory, so they hold across every API process and a
+ * restart. Per account (a guessed password): five failures inside fifteen minutes lock it until
+ * the oldest of those five ages out. Per IP: a delay, never a lock (see IP_DELAY_FROM). The delay
+ * comes first and applies to every attempt from the address, right or wrong, so its length says
+ * nothing about the password.
+ */
+export async function assertLoginAllowed(
+  db: Database,
+  account: string,
+  ip: string,
+  { now = new Date(), sleep = realSleep }: LoginLimitOptions = {},
+) {
   const since = new Date(now.getTime() - FAILURE_WINDOW_MS);
-  const rows = await db
-    .select({ account: loginFailures.account, ip: loginFailures.ip, createdAt: loginFailures.createdAt })
-    .from(loginFailures)
-    .where(
-      and(
-        gt(loginFailures.createdAt, since),
-        or(eq(loginFailures.account, account), eq(loginFailures.ip, ip)),
-      ),
-    )
-    .orderBy(asc(loginFailures.createdAt));
-  let retryAt: number | undefined;
-  for (const key of ['account', 'ip'] as const) {
-    const mine = rows.filter((r) => r[key] === (key === 'account' ? account : ip));
-    if (mine.length >= MAX_FAILURES) {
-      const unlock = mine[mine.length - MAX_FAILURES]!.createdAt.getTime() + FAILURE_WINDOW_MS;
-      retryAt = Math.max(retryAt ?? 0, unlock);
-    }
-  }
-  if (retryAt !== undefined) {
+  const [[fromIp], accountFailures] = await Promise.all([
+    db
+      .select({ n: count() })
+      .from(loginFailures)
+      .where(and(eq(loginFailures.ip, ip), gt(loginFailures.createdAt, since))),
+    db
+      .select({ createdAt: loginFailures.createdAt })
+      .from(loginFailures)
+      .where(and(eq(loginFailures.account, account), gt(loginFailures.createdAt, since)))
+      .orderBy(desc(loginFailures.createdAt))
+      .limit(MAX_FAILURES),
+  ]);
+  const delay = ipDelayMs(fromIp?.n ?? 0);
+  if (delay > 0) await sleep(delay);
+  if (accountFailures.length >= MAX_FAILURES) {
+    const unlock = accountFailures[MAX_FAILURES - 1]!.createdAt.getTime() + FAILURE_WINDOW_MS;
     throw new AppError(
       429,
       'RATE_LIMITED',
-      `登录失败次数过多，请在 ${retryTimeText(new Date(retryAt))} 后重试`,
+      `登录失败次数过多，请在 ${retryTimeText(new Date(unlock))} 后重试`,
     );
   }
 }

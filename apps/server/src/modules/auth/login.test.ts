@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { codeIn, createTestApp, loginAs, PASSWORD, seedUser } from '../../../test/helpers';
 import { loginFailures, sessions } from '../../db/schema';
-import { retryTimeText } from './login-limit';
+import { IP_DELAY_MAX_MS, ipDelayMs, retryTimeText } from './login-limit';
 
 type TestApp = Awaited<ReturnType<typeof createTestApp>>;
 let current: TestApp | undefined;
@@ -99,18 +100,82 @@ describe('login rate limit', () => {
     expect((await login(t, { email: 'a@example.com', password: PASSWORD }, '10.0.2.1')).statusCode).toBe(200);
   });
 
-  it('locks one IP trying many accounts, and only that IP', async () => {
-    current = await createTestApp();
+  it('never locks an address out: a correct login succeeds after many other accounts failed from it', async () => {
+    const waits: number[] = [];
+    current = await createTestApp({ sleep: async (ms) => void waits.push(ms) });
     const t = current;
-    await seedUser(t.db, { email: 'victim@example.com', project: null });
-    for (let i = 0; i < 5; i++) {
+    await seedUser(t.db, { email: 'agent@example.com', project: null });
+    // One office behind one NAT address: colleagues' typos lock their own accounts, nobody else's.
+    for (let i = 0; i < 25; i++) {
+      const res = await login(
+        t,
+        { email: `colleague${i % 5}@example.com`, password: 'wrong-pass-1' },
+        '192.0.2.66',
+      );
+      expect(res.statusCode).toBe(401);
+    }
+    expect(
+      (await login(t, { email: 'colleague0@example.com', password: PASSWORD }, '192.0.2.66')).statusCode,
+    ).toBe(429);
+    const res = await login(t, { email: 'agent@example.com', password: PASSWORD }, '192.0.2.66');
+    expect(res.statusCode, res.body).toBe(200);
+    expect(waits.length).toBeGreaterThan(0);
+    expect(waits.every((ms) => ms <= IP_DELAY_MAX_MS)).toBe(true);
+  });
+
+  it('delays each attempt from an address past 20 failures a little more, up to 5 seconds', async () => {
+    const waits: number[] = [];
+    current = await createTestApp({ sleep: async (ms) => void waits.push(ms) });
+    const t = current;
+    await seedUser(t.db, { email: 'agent@example.com', project: null });
+    for (let i = 0; i < 23; i++) {
       await login(t, { email: `guess${i}@example.com`, password: 'wrong-pass-1' }, '192.0.2.66');
     }
-    const blocked = await login(t, { email: 'victim@example.com', password: PASSWORD }, '192.0.2.66');
-    expect(blocked.statusCode).toBe(429);
-    expect(blocked.json().message).toContain('登录失败次数过多');
-    const elsewhere = await login(t, { email: 'victim@example.com', password: PASSWORD }, '192.0.2.77');
-    expect(elsewhere.statusCode).toBe(200);
+    // No wait for the first 20 attempts, then 0.25 s more after each failure.
+    expect(waits).toEqual([250, 500, 750]);
+    expect(
+      (await login(t, { email: 'agent@example.com', password: PASSWORD }, '192.0.2.66')).statusCode,
+    ).toBe(200);
+    expect(waits.at(-1)).toBe(1000);
+    // Another address does not wait for this one's failures.
+    expect(
+      (await login(t, { email: 'agent@example.com', password: PASSWORD }, '192.0.2.77')).statusCode,
+    ).toBe(200);
+    expect(waits).toHaveLength(4);
+
+    // Capped; the count is in the database (every process sees it) and only covers 15 minutes.
+    await t.db.insert(loginFailures).values(
+      Array.from({ length: 100 }, () => ({
+        id: randomUUID(),
+        account: 'email:guess@example.com',
+        ip: '192.0.2.66',
+        createdAt: new Date(),
+      })),
+    );
+    await login(t, { email: 'agent@example.com', password: PASSWORD }, '192.0.2.66');
+    expect(waits.at(-1)).toBe(IP_DELAY_MAX_MS);
+    await t.db.update(loginFailures).set({ createdAt: new Date(Date.now() - 16 * 60_000) });
+    await login(t, { email: 'agent@example.com', password: PASSWORD }, '192.0.2.66');
+    expect(waits).toHaveLength(5);
+    expect([0, 19, 20, 21, 39, 40, 1000].map(ipDelayMs)).toEqual([0, 0, 250, 500, 5000, 5000, 5000]);
+  });
+
+  it('locks one account behind a shared address and leaves the others at that address alone', async () => {
+    current = await createTestApp({ sleep: async () => {} });
+    const t = current;
+    await seedUser(t.db, { email: 'typo@example.com', project: null });
+    await seedUser(t.db, { email: 'careful@example.com', project: null });
+    for (let i = 0; i < 5; i++) {
+      expect(
+        (await login(t, { email: 'typo@example.com', password: 'wrong-pass-1' }, '192.0.2.66')).statusCode,
+      ).toBe(401);
+    }
+    const locked = await login(t, { email: 'typo@example.com', password: PASSWORD }, '192.0.2.66');
+    expect(locked.statusCode).toBe(429);
+    expect(locked.json().message).toMatch(/^登录失败次数过多，请在 \d{2}:\d{2} 后重试$/);
+    expect(
+      (await login(t, { email: 'careful@example.com', password: PASSWORD }, '192.0.2.66')).statusCode,
+    ).toBe(200);
   });
 
   it('forgives an account after a successful login', async () => {

@@ -28,6 +28,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Database } from '../../db/client';
 import { AppError } from '../../lib/errors';
+import { receiveFiles } from '../../lib/multipart';
 import { ok, sendDownload } from '../../lib/reply';
 import { loadAppSecret } from '../../lib/secret-box';
 import { requireProject } from '../../plugins/project-access';
@@ -167,17 +168,10 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app,
       if (!req.isMultipart()) {
         throw new AppError(400, 'VALIDATION_FAILED', '请以 multipart/form-data 方式上传文件');
       }
-      const files: UploadedFile[] = [];
-      try {
-        for await (const part of req.files()) {
-          const bytes = await part.toBuffer();
-          files.push({ fileName: part.filename, bytes, truncated: part.file.truncated });
-        }
-      } catch (err) {
-        if (err instanceof app.multipartErrors.FilesLimitError)
-          throw tooManyFiles(KNOWLEDGE_MAX_FILES_PER_UPLOAD);
-        throw err;
-      }
+      const files: UploadedFile[] = await receiveFiles(req, {
+        field: 'files',
+        tooManyFiles: () => tooManyFiles(KNOWLEDGE_MAX_FILES_PER_UPLOAD),
+      });
       if (files.length === 0) throw new AppError(400, 'VALIDATION_FAILED', '字段 files：请选择要上传的文件');
       const result = await uploadDocuments(db, projectId, req.params.knowledgeBaseId, files);
       if (result.accepted.length > 0) runtime.wakeKnowledge();

@@ -13,6 +13,7 @@ import fastifyMultipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { badRequest } from '../../lib/errors';
+import { receiveFiles } from '../../lib/multipart';
 import { ok, sendDownload } from '../../lib/reply';
 import { requireProject } from '../../plugins/project-access';
 import type { ModuleOptions } from '../module-options';
@@ -51,19 +52,11 @@ export const taskImportRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app
     async (req) => {
       const projectId = requireProject(req).id;
       if (!req.isMultipart()) throw badRequest('请以 multipart/form-data 方式上传文件（字段 file）');
-      let file: { fileName: string; bytes: Buffer; truncated: boolean } | undefined;
-      try {
-        for await (const part of req.parts()) {
-          if (part.type !== 'file') continue;
-          const bytes = await part.toBuffer();
-          if (part.fieldname === 'file')
-            file = { fileName: part.filename, bytes, truncated: part.file.truncated };
-        }
-      } catch (err) {
-        if (err instanceof app.multipartErrors.FilesLimitError)
-          throw badRequest('字段 file：一次只能上传一个文件');
-        throw err;
-      }
+      const files = await receiveFiles(req, {
+        field: 'file',
+        tooManyFiles: () => badRequest('字段 file：一次只能上传一个文件'),
+      });
+      const file = files.find((f) => f.field === 'file');
       if (!file) throw badRequest('字段 file：请选择要上传的文件');
       const sheet = await parseContactFile(file.fileName, file.bytes, file.truncated);
       return ok(await createImport(db, projectId, req.params.taskId, file.fileName, sheet));

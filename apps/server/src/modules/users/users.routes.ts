@@ -26,7 +26,7 @@ import { revokedUser } from '../auth/session-cache';
 import type { ModuleOptions } from '../module-options';
 import { getCurrentUser, updateProfile } from './users.service';
 
-export const usersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, env }) => {
+export const usersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, env, sleep }) => {
   const tags = ['用户'];
   const security = [{ bearerAuth: [] }];
   // Authentication runs at onRequest, so an anonymous caller gets 401 before any validation message.
@@ -82,7 +82,7 @@ export const usersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { d
     },
     async (req) => {
       const user = requireUser(req);
-      await changePassword(db, user, req.body, req.ip);
+      await changePassword(db, user, req.body, req.ip, { sleep });
       await app.revokeSessions(revokedUser(user.id));
       return ok(null);
     },
