@@ -1,5 +1,6 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeCall, makeTurn, ringingDetail } from '@/test/api-fixtures';
 import { type StreamGate, sseChunks, startFakeFetch } from '@/test/fake-fetch';
 import { ok } from '@/test/fake-server';
 import { detail, renderAssistant, serveAssistant, signIn } from './assistant-fixtures';
@@ -11,46 +12,22 @@ afterEach(() => {
 });
 beforeEach(signIn);
 
-const call = {
+const call = makeCall({
   id: 'c9',
-  direction: 'outbound',
-  callerNumber: '02100000001',
   calleeNumber: '13800000009',
-  taskId: null,
-  taskName: null,
-  contactId: null,
-  contactName: null,
-  assistantId: 'a1',
-  assistantName: '课程回访小助手',
-  assistantVersion: 2,
-  status: 'ended',
-  endReason: 'completed',
-  hangupBy: 'assistant',
-  startedAt: '2026-03-01T02:00:00.000Z',
   answeredAt: '2026-03-01T02:00:03.000Z',
   endedAt: '2026-03-01T02:00:40.000Z',
   talkSeconds: 37,
   turnCount: 2,
   intentGrade: null,
   machineGrade: null,
-  humanGrade: null,
-  tags: [],
   summary: '',
   recording: 'pending',
   persona: 'hesitant',
-} as const;
-
-const turn = (index: number, speaker: 'assistant' | 'callee', text: string) => ({
-  index,
-  speaker,
-  text,
-  dtmf: null,
-  startMs: index * 4000,
-  endMs: index * 4000 + 3000,
-  interrupted: false,
-  latency: null,
-  segments: [],
 });
+
+const turn = (index: number, speaker: 'assistant' | 'callee', text: string) =>
+  makeTurn({ index, speaker, text, startMs: index * 4000, endMs: index * 4000 + 3000 });
 
 function never(): StreamGate {
   return new Promise<void>(() => {});
@@ -92,22 +69,7 @@ describe('assistant test call (模拟通话)', () => {
       'GET /api/project/p1/assistants/a1/versions': ok([]),
       'POST /api/project/p1/calls/test': ok({ callId: 'c9' }),
       'POST /api/project/p1/calls/c9/hangup': ok({ hungUp: true }),
-      'GET /api/project/p1/calls/c9': ok({
-        ...call,
-        status: 'ringing',
-        endReason: null,
-        recording: 'none',
-        turns: [],
-        analysisBy: null,
-        gradeReason: '',
-        fields: {},
-        humanGradedBy: null,
-        humanGradedAt: null,
-        transferNumber: null,
-        transferredAt: null,
-        variables: {},
-        recordingDurationMs: null,
-      }),
+      'GET /api/project/p1/calls/c9': ok(ringingDetail(call)),
     });
     renderAssistant('/assistant/edit?id=a1');
 
@@ -195,22 +157,7 @@ describe('assistant test inbound call (模拟来电)', () => {
         number('02100000004', 'a1'),
       ]),
       'POST /api/project/p1/calls/test-inbound': ok({ callId: 'c9' }),
-      'GET /api/project/p1/calls/c9': ok({
-        ...call,
-        direction: 'inbound',
-        status: 'ringing',
-        endReason: null,
-        turns: [],
-        analysisBy: null,
-        gradeReason: '',
-        fields: {},
-        humanGradedBy: null,
-        humanGradedAt: null,
-        transferNumber: null,
-        transferredAt: null,
-        variables: {},
-        recordingDurationMs: null,
-      }),
+      'GET /api/project/p1/calls/c9': ok(ringingDetail({ ...call, direction: 'inbound' })),
     });
     renderAssistant('/assistant/edit?id=a1');
 

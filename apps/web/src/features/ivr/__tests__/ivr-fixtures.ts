@@ -1,11 +1,6 @@
-import type {
-  AssistantSummary,
-  CallDetail,
-  CallSummary,
-  CallTurn,
-  ProjectNumber,
-} from '@callpilot/contracts';
+import type { AssistantSummary, CallSummary, ProjectNumber } from '@callpilot/contracts';
 import { resetOemInfoLoad } from '@/lib/api/get-oem-info';
+import { makeCall, makeAssistant as makeSharedAssistant } from '@/test/api-fixtures';
 import { type FakeReply, failure, ok, type RecordedRequest, startFakeServer } from '@/test/fake-server';
 import { routeKey } from '@/test/render-route';
 
@@ -47,88 +42,26 @@ export function makeNumber(overrides: Partial<ProjectNumber> = {}): ProjectNumbe
   };
 }
 
-export function makeAssistant(overrides: Partial<AssistantSummary> = {}): AssistantSummary {
-  return {
-    id: 'a1',
-    name: '课程回访小助手',
-    description: '',
-    use: 'both',
-    status: 'enabled',
-    publishedVersion: 2,
-    hasUnpublishedChanges: false,
-    brainMode: 'script',
-    knowledgeBaseCount: 0,
-    createdAt: '2026-02-01T02:00:00.000Z',
-    updatedAt: '2026-02-01T02:00:00.000Z',
-    ...overrides,
-  };
-}
+/** An assistant that may answer calls (published, for inbound and outbound). */
+export const makeAssistant = (overrides: Partial<AssistantSummary> = {}): AssistantSummary =>
+  makeSharedAssistant({ use: 'both', brainMode: 'script', ...overrides });
 
-export function makeInboundCall(overrides: Partial<CallSummary> = {}): CallSummary {
-  return {
+/** A 模拟来电 to 02100000001, answered by 课程回访小助手. */
+export const makeInboundCall = (overrides: Partial<CallSummary> = {}): CallSummary =>
+  makeCall({
     id: 'c9',
     direction: 'inbound',
     callerNumber: '13800000009',
     calleeNumber: '02100000001',
-    taskId: null,
-    taskName: null,
-    contactId: null,
-    contactName: null,
-    assistantId: 'a1',
-    assistantName: '课程回访小助手',
-    assistantVersion: 2,
-    status: 'ended',
-    endReason: 'completed',
-    hangupBy: 'assistant',
-    startedAt: '2026-03-01T02:00:00.000Z',
-    answeredAt: '2026-03-01T02:00:02.000Z',
-    endedAt: '2026-03-01T02:00:40.000Z',
     talkSeconds: 38,
     turnCount: 2,
     intentGrade: null,
     machineGrade: null,
-    humanGrade: null,
-    tags: [],
     summary: '',
     recording: 'pending',
     persona: 'asks_question',
     ...overrides,
-  };
-}
-
-/** What GET /calls/:id answers while the call still rings: nothing said yet. */
-export function ringing(call: CallSummary): CallDetail {
-  return {
-    ...call,
-    status: 'ringing',
-    endReason: null,
-    answeredAt: null,
-    endedAt: null,
-    recording: 'none',
-    turns: [],
-    analysisBy: null,
-    gradeReason: '',
-    fields: {},
-    humanGradedBy: null,
-    humanGradedAt: null,
-    transferNumber: null,
-    transferredAt: null,
-    variables: {},
-    recordingDurationMs: null,
-  };
-}
-
-export const turn = (index: number, speaker: CallTurn['speaker'], text: string): CallTurn => ({
-  index,
-  speaker,
-  text,
-  dtmf: null,
-  startMs: index * 4000,
-  endMs: index * 4000 + 3000,
-  interrupted: false,
-  latency: null,
-  segments: [],
-});
+  });
 
 type Handler = (request: RecordedRequest) => FakeReply | undefined;
 

@@ -1,18 +1,10 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
+import { makeTurn, ringingDetail } from '@/test/api-fixtures';
 import { type StreamGate, sseChunks, startFakeFetch } from '@/test/fake-fetch';
 import { failure, ok } from '@/test/fake-server';
 import { renderApp } from '@/test/render-route';
-import {
-  CALLS,
-  makeAssistant,
-  makeInboundCall,
-  makeNumber,
-  NUMBERS,
-  ringing,
-  serveConsole,
-  turn,
-} from './ivr-fixtures';
+import { CALLS, makeAssistant, makeInboundCall, makeNumber, NUMBERS, serveConsole } from './ivr-fixtures';
 
 let server: ReturnType<typeof serveConsole> | undefined;
 afterEach(() => {
@@ -170,6 +162,46 @@ describe('号码管理', () => {
     expect(within(row('02188886666')).getByText('未绑定')).toBeTruthy();
   });
 
+  it('switches a number off and deletes one after confirmation', async () => {
+    let numbers = [bound, unbound];
+    server = serveConsole('owner', {
+      [`GET ${NUMBERS}`]: () => ok(numbers),
+      [`PUT ${NUMBERS}/02100000001`]: (request) => {
+        const saved = { ...bound, ...(request.body as object) };
+        numbers = [saved, unbound];
+        return ok(saved);
+      },
+      [`DELETE ${NUMBERS}/13900000002`]: () => {
+        numbers = numbers.filter((number) => number.number !== '13900000002');
+        return ok(null);
+      },
+    });
+    renderApp('/ivr/numbers');
+    await screen.findByText('02100000001');
+
+    fireEvent.click(screen.getByRole('switch', { name: '启用 02100000001' }));
+    await waitFor(() =>
+      expect(server?.requests.find((request) => request.method === 'PUT')?.body).toEqual({
+        number: '02100000001',
+        label: '上海客服热线',
+        enabled: false,
+      }),
+    );
+    await waitFor(() =>
+      expect(screen.getByRole('switch', { name: '启用 02100000001' }).getAttribute('aria-checked')).toBe(
+        'false',
+      ),
+    );
+
+    fireEvent.click(within(row('13900000002')).getByRole('button', { name: '删除' }));
+    const popup = (await screen.findByText('确定删除号码 13900000002？')).closest(
+      '.ant-popover',
+    ) as HTMLElement;
+    fireEvent.click(within(popup).getByRole('button', { name: '删除' }));
+    await waitFor(() => expect(screen.queryByText('13900000002')).toBeNull());
+    expect(server.requests.some((request) => request.method === 'DELETE')).toBe(true);
+  });
+
   it('is read-only for a project member, who may still place a 模拟来电', async () => {
     server = serveConsole('member', { [`GET ${NUMBERS}`]: ok([bound, unbound]) });
     renderApp('/ivr/numbers');
@@ -204,9 +236,9 @@ describe('号码管理', () => {
             {
               type: 'turn',
               callId: 'c9',
-              turn: turn(0, 'assistant', '您好，这里是示例教育，请问有什么可以帮您？'),
+              turn: makeTurn({ index: 0, text: '您好，这里是示例教育，请问有什么可以帮您？' }),
             },
-            { type: 'turn', callId: 'c9', turn: turn(1, 'callee', '你们的课程多少钱？') },
+            { type: 'turn', callId: 'c9', turn: makeTurn({ index: 1, text: '你们的课程多少钱？' }) },
           ]),
           endGate,
           ...sseChunks([
@@ -224,7 +256,7 @@ describe('号码管理', () => {
       [`GET ${NUMBERS}`]: ok([bound, unbound]),
       [`POST ${CALLS}/test-inbound`]: ok({ callId: 'c9' }),
       [`POST ${CALLS}/c9/hangup`]: ok({ hungUp: true }),
-      [`GET ${CALLS}/c9`]: ok(ringing(call)),
+      [`GET ${CALLS}/c9`]: ok(ringingDetail(call)),
     });
     renderApp('/ivr/numbers');
     await screen.findByText('02100000001');
@@ -282,7 +314,7 @@ describe('号码管理', () => {
     server = serveConsole('owner', {
       [`GET ${NUMBERS}`]: ok([bound]),
       [`POST ${CALLS}/test-inbound`]: ok({ callId: 'c9' }),
-      [`GET ${CALLS}/c9`]: ok({ ...ringing(rejected), status: 'ended', endReason: 'callin_limit' }),
+      [`GET ${CALLS}/c9`]: ok({ ...ringingDetail(rejected), status: 'ended', endReason: 'callin_limit' }),
     });
     renderApp('/ivr/numbers');
     await screen.findByText('02100000001');

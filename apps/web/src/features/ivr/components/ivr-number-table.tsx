@@ -99,7 +99,11 @@ export function IvrNumberTable({
               okButtonProps={{ danger: true }}
               cancelText="取消"
               onConfirm={() =>
-                remove.mutateAsync(number.number).then(() => toast.success(`已删除号码 ${number.number}`))
+                remove
+                  .mutateAsync(number.number)
+                  .then(() => toast.success(`已删除号码 ${number.number}`))
+                  // The request client has shown why (a running task still uses it, for one).
+                  .catch(() => undefined)
               }
             >
               <Button {...linkButton} danger>
