@@ -22,7 +22,8 @@ const SECTION_PATHS = [
   '/assistant/list',
   '/knowledge/x',
   '/sms/x',
-  '/ivr/x',
+  // A page of its own: other paths under /ivr redirect to it.
+  '/ivr/numbers',
   '/data-report/callin',
   '/developer-options/x',
   '/call-task/list',

@@ -32,3 +32,20 @@ export async function expectVisible(locator: Locator, what: string, timeout = 10
 export async function textOf(locator: Locator): Promise<string> {
   return ((await locator.textContent()) ?? '').replace(/\s+/g, ' ').trim();
 }
+
+/**
+ * Picks an option of an antd Select, whose dropdown is rendered at the end of the body: by its
+ * exact title for a string, by its text for a pattern.
+ */
+export async function chooseOption(p: Page, select: Locator, option: string | RegExp) {
+  await select.click();
+  const item =
+    typeof option === 'string'
+      ? p.locator(`.ant-select-dropdown .ant-select-item-option[title="${option}"]`).filter({ visible: true })
+      : p
+          .locator('.ant-select-dropdown .ant-select-item-option')
+          .filter({ visible: true })
+          .filter({ hasText: option });
+  await expectVisible(item.first(), `the option ${option}`);
+  await item.first().click();
+}

@@ -1,62 +1,21 @@
 import type { CallDetail, CallList, CallTurn } from '@callpilot/contracts';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
-import { expectVisible, openLoggedIn, textOf } from '../support/console';
-import { login } from '../support/server';
+import { chooseOption, expectVisible, openLoggedIn, textOf } from '../support/console';
+import { DEMO_ASSISTANT, demoSettled, openProjectApi, type ProjectApi } from '../support/project-api';
 
 const baseUrl = inject('baseUrl');
 let browser: Browser;
 let context: BrowserContext | undefined;
-let api: { headers: Record<string, string>; projectId: string };
+let api: ProjectApi;
 
-// The demo project's published assistant and the size of its background call history
-// (apps/server/src/modules/calls/demo-calls.ts).
-const DEMO_ASSISTANT = '宽带客户回访';
-const DEMO_CALLS = 200;
 const TIME_DISPLAY = /^(\d\d):(\d\d) \/ (\d\d):(\d\d)$/;
-
-async function apiGet<T>(path: string): Promise<T> {
-  const res = await fetch(`${baseUrl}/api/project/${api.projectId}${path}`, { headers: api.headers });
-  const body = (await res.json()) as { data: T };
-  if (!res.ok) throw new Error(`GET ${path} failed: ${JSON.stringify(body)}`);
-  return body.data;
-}
-
-/**
- * The demo history (its calls, then its tasks' calls) is produced in the background after the server
- * starts: until it is complete the list's totals still grow. Settled here, so the test measures the
- * console, not the seeding. Recordings may still be mixing: the newest call's is mixed first.
- */
-async function demoHistorySettled(timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  let state = 'no answer yet';
-  while (Date.now() < deadline) {
-    const calls = [];
-    for (let page = 1; ; page++) {
-      const list = await apiGet<CallList>(`/calls?pageSize=100&page=${page}`);
-      calls.push(...list.items);
-      if (calls.length >= list.total || list.items.length === 0) break;
-    }
-    const live = calls.filter((c) => c.status !== 'ended').length;
-    const tasks = await apiGet<{ items: { state: string }[] }>('/tasks?pageSize=100');
-    const seeded = ['completed', 'paused', 'draft'].every((s) => tasks.items.some((t) => t.state === s));
-    state = `${calls.length} calls, ${live} still live, demo tasks ${seeded ? 'done' : 'not yet done'}`;
-    if (calls.length >= DEMO_CALLS && live === 0 && seeded) return;
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-  }
-  throw new Error(`the demo call history did not settle in ${timeoutMs} ms: ${state}`);
-}
 
 beforeAll(async () => {
   browser = await launchBrowser();
-  const token = await login(baseUrl, inject('demoEmail'), inject('demoPassword'));
-  const headers = { authorization: `Bearer ${token}` };
-  const me = (await (await fetch(`${baseUrl}/api/user/current`, { headers })).json()) as {
-    data: { projects: { id: string }[] };
-  };
-  api = { headers, projectId: me.data.projects[0]!.id };
-  await demoHistorySettled(170_000);
+  api = await openProjectApi(baseUrl, inject('demoEmail'), inject('demoPassword'));
+  await demoSettled(api, 170_000);
 }, 180_000);
 afterAll(async () => {
   await browser?.close();
@@ -100,16 +59,6 @@ function media(p: Page) {
       ? { count: played.length, time: element.currentTime, paused: element.paused, seeks: [...element.seeks] }
       : { count: 0, time: 0, paused: true, seeks: [] as number[] };
   });
-}
-
-/** Picks an option of an antd Select, whose dropdown is rendered at the end of the body. */
-async function choose(p: Page, select: Locator, option: string) {
-  await select.click();
-  const item = p
-    .locator(`.ant-select-dropdown .ant-select-item-option[title="${option}"]`)
-    .filter({ visible: true });
-  await expectVisible(item, `the option ${option}`);
-  await item.click();
 }
 
 function callList(p: Page) {
@@ -180,7 +129,7 @@ describe('call records', () => {
     await startDialog.click();
     const dialog = p.getByRole('dialog', { name: '模拟通话' });
     await expectVisible(dialog, 'the 模拟通话 dialog');
-    await choose(p, dialog.getByLabel('模拟客户', { exact: true }), '有意向的客户');
+    await chooseOption(p, dialog.getByLabel('模拟客户', { exact: true }), '有意向的客户');
     await dialog.getByLabel('被叫号码', { exact: true }).fill(number);
 
     // The call runs in a few seconds (SIM_TIME_SCALE=20): every render is recorded in the page, so
@@ -248,7 +197,7 @@ describe('call records', () => {
     expect(row).toContain(gradeLabel);
 
     // 3. Its detail: the recording plays and clicking a turn seeks to it.
-    await list.rows.first().getByRole('button', { name: '详情', exact: true }).click();
+    await list.rows.first().getByRole('link', { name: '详情', exact: true }).click();
     await p.waitForURL((url) => url.pathname.startsWith('/call-record/detail/'));
     const callId = decodeURIComponent(new URL(p.url()).pathname.split('/').pop() ?? '');
     const facts = p.getByRole('region', { name: '通话信息' });
@@ -259,7 +208,7 @@ describe('call records', () => {
 
     await waitForPlayer(p, 60_000);
     // Fetched once the recording is ready: mixing sets the turns' offsets to where they are heard.
-    const call = await apiGet<CallDetail>(`/calls/${encodeURIComponent(callId)}`);
+    const call = await api.get<CallDetail>(`/calls/${encodeURIComponent(callId)}`);
     expect(call.recording).toBe('ready');
     expect(call.turns.length).toBe(turnCount);
     const transcript = p.getByRole('list', { name: '对话记录' }).locator('> li');
@@ -313,7 +262,7 @@ describe('call records', () => {
     const saved = p.waitForResponse(
       (res) => res.url().endsWith(`/calls/${encodeURIComponent(callId)}/grade`) && res.ok(),
     );
-    await choose(p, analysis.getByLabel('人工评级', { exact: true }), humanGrade);
+    await chooseOption(p, analysis.getByLabel('人工评级', { exact: true }), humanGrade);
     await saved;
     await expectVisible(p.getByText('已保存人工评级', { exact: true }), 'the saved toast');
     const reviewed = /于 \d{4}-\d\d-\d\d \d\d:\d\d:\d\d 复核$/;
@@ -355,7 +304,7 @@ describe('call records', () => {
     // The end keeps its default; Enter there confirms the range and closes the picker.
     await p.keyboard.press('Enter');
     await expect.poll(() => list.rangeStart.inputValue()).toBe(from);
-    await choose(p, list.endReason, '正常结束');
+    await chooseOption(p, list.endReason, '正常结束');
     await p.keyboard.press('Escape');
     // Enter in the picker already searched by the range alone: wait for the answer with the reason.
     const page1Loaded = p.waitForResponse(
@@ -381,7 +330,7 @@ describe('call records', () => {
     // The 被叫 column (the 主叫 is an 11-digit number too).
     const callee = /1\d{10}/.exec(await textOf(opened.locator('td').nth(3)))?.[0];
     expect(callee).toBeDefined();
-    await opened.getByRole('button', { name: '详情', exact: true }).click();
+    await opened.getByRole('link', { name: '详情', exact: true }).click();
     await p.waitForURL((url) => url.pathname === `/call-record/detail/${encodeURIComponent(openedKey)}`);
     const facts = p.getByRole('region', { name: '通话信息' });
     await expectVisible(facts, 'the call facts');

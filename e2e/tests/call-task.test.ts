@@ -1,65 +1,26 @@
 import fs from 'node:fs';
-import type { TaskDetail, TaskSummary } from '@callpilot/contracts';
+import type { TaskDetail } from '@callpilot/contracts';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
-import { expectVisible, openLoggedIn, textOf } from '../support/console';
-import { login } from '../support/server';
+import { chooseOption, expectVisible, openLoggedIn, textOf } from '../support/console';
+import { DEMO_ASSISTANT, demoSettled, openProjectApi, type ProjectApi } from '../support/project-api';
 
 const baseUrl = inject('baseUrl');
 let browser: Browser;
 let context: BrowserContext | undefined;
-let api: { headers: Record<string, string>; projectId: string };
+let api: ProjectApi;
 
-// The demo project's published assistant (apps/server/src/modules/demo/demo-content.ts) and its
-// three background tasks (apps/server/src/modules/tasks/demo-tasks.ts).
-const DEMO_ASSISTANT = '宽带客户回访';
-const DEMO_TASKS = 3;
 const DAY_MS = 24 * 3600_000;
 
 /** A China-time calendar date (the dialer's dates and windows are in Asia/Shanghai). */
 const chinaDate = (ms: number) => new Date(ms + 8 * 3600_000).toISOString().slice(0, 10);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function apiCall<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${baseUrl}/api/project/${api.projectId}${path}`, {
-    method,
-    headers: { ...api.headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const json = (await res.json()) as { data: T; message?: string };
-  if (!res.ok) throw new Error(`${method} ${path} failed (${res.status}): ${JSON.stringify(json)}`);
-  return json.data;
-}
-
-/**
- * The demo tasks are inserted and dialled in the background after the demo calls, by a dialer on
- * a simulated clock. Until that is over the server is busy with it (and the task list still
- * changes); settled here, so the test measures the console and the live dialer, not the seeding.
- */
-async function demoTasksSettled(timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  let state = 'no answer yet';
-  while (Date.now() < deadline) {
-    const list = await apiCall<{ items: TaskSummary[]; total: number }>('GET', '/tasks?pageSize=100');
-    const demo = list.items.filter((t) => t.id.startsWith('demo-task-'));
-    state = JSON.stringify(demo.map((t) => [t.name, t.state, `${t.counts.finished}/${t.counts.total}`]));
-    if (demo.length >= DEMO_TASKS && demo.every((t) => t.state !== 'running' && t.state !== 'pending'))
-      return;
-    await sleep(2000);
-  }
-  throw new Error(`the demo tasks did not settle in ${timeoutMs} ms: ${state}`);
-}
-
 beforeAll(async () => {
   browser = await launchBrowser();
-  const token = await login(baseUrl, inject('demoEmail'), inject('demoPassword'));
-  const headers = { authorization: `Bearer ${token}` };
-  const me = (await (await fetch(`${baseUrl}/api/user/current`, { headers })).json()) as {
-    data: { projects: { id: string }[] };
-  };
-  api = { headers, projectId: me.data.projects[0]!.id };
-  await demoTasksSettled(240_000);
+  api = await openProjectApi(baseUrl, inject('demoEmail'), inject('demoPassword'));
+  await demoSettled(api, 240_000);
 }, 250_000);
 afterAll(async () => {
   await browser?.close();
@@ -68,17 +29,6 @@ afterEach(async () => {
   await context?.close();
   context = undefined;
 });
-
-/** Picks an option of an antd Select, whose dropdown is rendered at the end of the body. */
-async function choose(p: Page, select: Locator, option: string | RegExp) {
-  await select.click();
-  const item = p
-    .locator('.ant-select-dropdown .ant-select-item-option')
-    .filter({ visible: true })
-    .filter({ hasText: option });
-  await expectVisible(item.first(), `the option ${option}`);
-  await item.first().click();
-}
 
 /** A random mobile number: the project's per-number daily cap must not meet the demo's numbers. */
 const randomMobile = (prefix: string) =>
@@ -199,7 +149,7 @@ describe('call tasks', () => {
     while (good.size < 24) good.add(randomMobile('139'));
     const goodNumbers = [...good];
     const blocked = randomMobile('138');
-    await apiCall('POST', '/do-not-call', { phone: blocked });
+    await api.call('POST', '/do-not-call', { phone: blocked });
     const invalid = ['12345', '1391234', '=1+2'];
     const rows: [string, string][] = goodNumbers.map((n, i) => [n, `客户${i + 1}`]);
     // Positions are 1-based data rows; the header is line 1 of the file.
@@ -230,7 +180,7 @@ describe('call tasks', () => {
     await create.click();
     await p.waitForURL((url) => url.pathname === '/call-task/add');
     await p.getByLabel('任务名称', { exact: true }).fill(taskName);
-    await choose(p, p.getByLabel('小助手', { exact: true }), DEMO_ASSISTANT);
+    await chooseOption(p, p.getByLabel('小助手', { exact: true }), new RegExp(`^${DEMO_ASSISTANT}`));
     // The version follows the assistant: its latest published one.
     await expect
       .poll(() => textOf(p.locator('.ant-select').filter({ has: p.getByLabel('版本', { exact: true }) })), {
@@ -290,7 +240,7 @@ describe('call tasks', () => {
       { timeout: 15_000 },
     );
     const taskId = new URL(p.url()).searchParams.get('id')!;
-    const saved = await apiCall<TaskDetail>('GET', `/tasks/${encodeURIComponent(taskId)}`);
+    const saved = await api.get<TaskDetail>(`/tasks/${encodeURIComponent(taskId)}`);
     expect(saved.name).toBe(taskName);
     expect(saved.state).toBe('draft');
     expect(saved.assistantName).toBe(DEMO_ASSISTANT);
@@ -346,12 +296,9 @@ describe('call tasks', () => {
     await preview.getByRole('button', { name: '确认导入', exact: true }).click();
     await expectVisible(p.getByText('已导入 24 个联系人', { exact: true }), 'the import result', 20_000);
     await expect
-      .poll(
-        async () => (await apiCall<TaskDetail>('GET', `/tasks/${encodeURIComponent(taskId)}`)).counts.total,
-        {
-          timeout: 10_000,
-        },
-      )
+      .poll(async () => (await api.get<TaskDetail>(`/tasks/${encodeURIComponent(taskId)}`)).counts.total, {
+        timeout: 10_000,
+      })
       .toBe(24);
 
     // 2. 预检 and 立即启动.
@@ -429,7 +376,7 @@ describe('call tasks', () => {
     const stillPaused = await readStats(p);
     expect(stillPaused!.finished, 'no call finishes (or starts) while paused').toBe(pausedAt!.finished);
     expect(stillPaused!.active).toBe(0);
-    const pausedTask = await apiCall<TaskDetail>('GET', `/tasks/${encodeURIComponent(taskId)}`);
+    const pausedTask = await api.get<TaskDetail>(`/tasks/${encodeURIComponent(taskId)}`);
     expect(pausedTask.state).toBe('paused');
     expect(pausedTask.activeCalls).toBe(0);
     expect(pausedTask.counts.finished).toBe(pausedAt!.finished);
@@ -465,7 +412,7 @@ describe('call tasks', () => {
       streams.some((url) => new URL(url).searchParams.get('taskId') === taskId),
       `the page followed the task's events: ${streams.join(', ')}`,
     ).toBe(true);
-    const done = await apiCall<TaskDetail>('GET', `/tasks/${encodeURIComponent(taskId)}`);
+    const done = await api.get<TaskDetail>(`/tasks/${encodeURIComponent(taskId)}`);
     expect(done.state).toBe('completed');
     expect(done.counts.total).toBe(24);
     expect(done.counts.finished).toBe(24);
@@ -500,7 +447,7 @@ describe('call tasks', () => {
       expect(match?.[2]).toBe(`客户${goodNumbers.indexOf(match![1]!) + 1}`);
     }
     const openedKey = keys[1] ?? keys[0]!;
-    await callRows.nth(keys.indexOf(openedKey)).getByRole('button', { name: '详情', exact: true }).click();
+    await callRows.nth(keys.indexOf(openedKey)).getByRole('link', { name: '详情', exact: true }).click();
     await p.waitForURL((url) => url.pathname === `/call-record/detail/${encodeURIComponent(openedKey)}`);
     const facts = p.getByRole('region', { name: '通话信息' });
     await expectVisible(facts, 'the call facts', 15_000);

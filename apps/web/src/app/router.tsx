@@ -20,7 +20,7 @@ const sectionPages: Record<SectionKey, LazyPage> = {
   callTask: async () => ({
     Component: (await import('@/features/call-task/pages/call-task-section')).CallTaskSection,
   }),
-  ivr: async () => ({ Component: (await import('./pages/ivr-page')).IvrPage }),
+  ivr: async () => ({ Component: (await import('@/features/ivr/pages/ivr-section')).IvrSection }),
   assistant: async () => ({
     Component: (await import('@/features/assistant/pages/assistant-section')).AssistantSection,
   }),

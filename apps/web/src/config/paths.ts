@@ -11,6 +11,9 @@ export const paths = {
   callTask: '/call-task',
   callTaskList: '/call-task/list',
   ivr: '/ivr',
+  /** 号码管理: the project's numbers and which assistant answers each (linked from the assistant editor). */
+  ivrNumbers: '/ivr/numbers',
+  ivrFlows: '/ivr/list',
   assistant: '/assistant',
   assistantList: '/assistant/list',
   knowledge: '/knowledge',

@@ -1,5 +1,6 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeCall, makeTurn, ringingDetail } from '@/test/api-fixtures';
 import { type StreamGate, sseChunks, startFakeFetch } from '@/test/fake-fetch';
 import { ok } from '@/test/fake-server';
 import { detail, renderAssistant, serveAssistant, signIn } from './assistant-fixtures';
@@ -11,46 +12,22 @@ afterEach(() => {
 });
 beforeEach(signIn);
 
-const call = {
+const call = makeCall({
   id: 'c9',
-  direction: 'outbound',
-  callerNumber: '02100000001',
   calleeNumber: '13800000009',
-  taskId: null,
-  taskName: null,
-  contactId: null,
-  contactName: null,
-  assistantId: 'a1',
-  assistantName: '课程回访小助手',
-  assistantVersion: 2,
-  status: 'ended',
-  endReason: 'completed',
-  hangupBy: 'assistant',
-  startedAt: '2026-03-01T02:00:00.000Z',
   answeredAt: '2026-03-01T02:00:03.000Z',
   endedAt: '2026-03-01T02:00:40.000Z',
   talkSeconds: 37,
   turnCount: 2,
   intentGrade: null,
   machineGrade: null,
-  humanGrade: null,
-  tags: [],
   summary: '',
   recording: 'pending',
   persona: 'hesitant',
-} as const;
-
-const turn = (index: number, speaker: 'assistant' | 'callee', text: string) => ({
-  index,
-  speaker,
-  text,
-  dtmf: null,
-  startMs: index * 4000,
-  endMs: index * 4000 + 3000,
-  interrupted: false,
-  latency: null,
-  segments: [],
 });
+
+const turn = (index: number, speaker: 'assistant' | 'callee', text: string) =>
+  makeTurn({ index, speaker, text, startMs: index * 4000, endMs: index * 4000 + 3000 });
 
 function never(): StreamGate {
   return new Promise<void>(() => {});
@@ -92,22 +69,7 @@ describe('assistant test call (模拟通话)', () => {
       'GET /api/project/p1/assistants/a1/versions': ok([]),
       'POST /api/project/p1/calls/test': ok({ callId: 'c9' }),
       'POST /api/project/p1/calls/c9/hangup': ok({ hungUp: true }),
-      'GET /api/project/p1/calls/c9': ok({
-        ...call,
-        status: 'ringing',
-        endReason: null,
-        recording: 'none',
-        turns: [],
-        analysisBy: null,
-        gradeReason: '',
-        fields: {},
-        humanGradedBy: null,
-        humanGradedAt: null,
-        transferNumber: null,
-        transferredAt: null,
-        variables: {},
-        recordingDurationMs: null,
-      }),
+      'GET /api/project/p1/calls/c9': ok(ringingDetail(call)),
     });
     renderAssistant('/assistant/edit?id=a1');
 
@@ -154,5 +116,84 @@ describe('assistant test call (模拟通话)', () => {
     await waitFor(() =>
       expect(within(dialog).getByRole('button', { name: '停止跟踪' }).hasAttribute('disabled')).toBe(true),
     );
+  });
+});
+
+const number = (value: string, assistantId: string | null) => ({
+  number: value,
+  label: value === '02100000001' ? '上海客服热线' : '',
+  enabled: true,
+  inboundAssistantId: assistantId,
+  inboundAssistantName: assistantId === 'a1' ? '课程回访小助手' : assistantId ? '售后接待' : null,
+  createdAt: '2026-03-01T02:00:00.000Z',
+});
+
+describe('assistant test inbound call (模拟来电)', () => {
+  it('dials one of the numbers bound to this assistant and shows the call live', async () => {
+    startFakeFetch((request) =>
+      request.url.startsWith('/api/project/p1/calls/events')
+        ? {
+            status: 200,
+            chunks: [
+              ...sseChunks([
+                { type: 'answered', callId: 'c9', answeredAt: '2026-03-01T02:00:03.000Z' },
+                {
+                  type: 'turn',
+                  callId: 'c9',
+                  turn: turn(0, 'assistant', '您好，示例教育，请问有什么可以帮您？'),
+                },
+              ]),
+              never(),
+            ],
+          }
+        : { status: 200, chunks: [never()] },
+    );
+    server = serveAssistant({
+      'GET /api/project/p1/assistants/a1': ok(detail()),
+      'GET /api/project/p1/numbers': ok([
+        number('02100000001', 'a1'),
+        number('02100000002', 'a2'),
+        number('02100000003', null),
+        number('02100000004', 'a1'),
+      ]),
+      'POST /api/project/p1/calls/test-inbound': ok({ callId: 'c9' }),
+      'GET /api/project/p1/calls/c9': ok(ringingDetail({ ...call, direction: 'inbound' })),
+    });
+    renderAssistant('/assistant/edit?id=a1');
+
+    fireEvent.click(await screen.findByRole('button', { name: '模拟来电' }));
+    const dialog = await screen.findByRole('dialog', { name: '模拟来电' });
+    expect(await within(dialog).findByText('来电由已发布的 v2 接听。', { exact: false })).toBeTruthy();
+    fireEvent.mouseDown(within(dialog).getByLabelText('被叫号码'));
+    // Only this assistant's numbers: the others would be answered by someone else, or not at all.
+    const options = await screen.findAllByRole('option');
+    expect(options.map((option) => option.textContent)).toEqual(['02100000001', '02100000004']);
+    fireEvent.click(await screen.findByTitle('02100000004 · 由「课程回访小助手」接听'));
+    fireEvent.click(within(dialog).getByRole('button', { name: '开始模拟' }));
+
+    const transcript = await within(dialog).findByRole('list', { name: '模拟来电内容' });
+    expect(await within(transcript).findByText('您好，示例教育，请问有什么可以帮您？')).toBeTruthy();
+    expect(within(dialog).getByText('通话中')).toBeTruthy();
+    expect(server.requests.find((request) => request.url.endsWith('/test-inbound'))?.body).toEqual({
+      number: '02100000004',
+      persona: 'interested',
+      callerNumber: '',
+    });
+  });
+
+  it('says when no number is bound to it, and where to bind one', async () => {
+    startFakeFetch(() => ({ status: 200, chunks: [never()] }));
+    server = serveAssistant({
+      'GET /api/project/p1/assistants/a1': ok(detail()),
+      'GET /api/project/p1/numbers': ok([number('02100000002', 'a2')]),
+    });
+    renderAssistant('/assistant/edit?id=a1');
+
+    fireEvent.click(await screen.findByRole('button', { name: '模拟来电' }));
+    const dialog = await screen.findByRole('dialog', { name: '模拟来电' });
+    expect(await within(dialog).findByText('还没有号码绑定到这个小助手，来电无法接入。')).toBeTruthy();
+    expect(within(dialog).getByRole('button', { name: '开始模拟' }).hasAttribute('disabled')).toBe(true);
+    const link = within(dialog).getByRole('link', { name: '前往号码管理' });
+    expect(link.getAttribute('href')).toBe('/ivr/numbers');
   });
 });

@@ -1,7 +1,6 @@
 // One place for the feature's query keys and URLs, so a write can invalidate exactly what it changed.
 
-export const projectUrl = (projectId: string, path: string) =>
-  `/api/project/${encodeURIComponent(projectId)}${path}`;
+export { projectUrl } from '@/lib/api/project-url';
 
 export const assistantKeys = {
   all: (projectId: string) => ['projects', projectId, 'assistants'] as const,

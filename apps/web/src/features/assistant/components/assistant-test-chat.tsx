@@ -3,7 +3,6 @@ import {
   type AssistantDetail,
   type BrainAction,
   type ChatMessage,
-  INTENT_GRADE_LABELS,
   type IntentGrade,
   referencedVariables,
   type TestChatEvent,
@@ -11,6 +10,7 @@ import {
 } from '@callpilot/contracts';
 import { Button, Input, Segmented, Tag, Tooltip } from 'antd';
 import { useCallback, useEffect, useRef, useState } from 'react';
+import { GRADE_COLORS, gradeLabel } from '@/entities/call/utils/call-format';
 import { previewTts } from '../api/preview-tts';
 import { streamTestChat } from '../api/stream-test-chat';
 import { useAudioPlayer } from '../hooks/use-audio-player';
@@ -31,8 +31,6 @@ type ReplyTurn = {
   error?: string;
 };
 type Turn = UserTurn | ReplyTurn;
-
-const GRADE_COLORS: Record<IntentGrade, string> = { A: 'green', B: 'blue', C: 'default', D: 'red' };
 
 function initialVariables(assistant: AssistantDetail): Record<string, string> {
   const values: Record<string, string> = {};
@@ -64,9 +62,7 @@ function ReplyDetails({ turn, onPlay, playing }: { turn: ReplyTurn; onPlay: () =
       <div className="flex flex-wrap items-center gap-2">
         {turn.intent && (
           <Tooltip title={turn.intent.reason}>
-            <Tag color={GRADE_COLORS[turn.intent.grade]}>
-              意向 {turn.intent.grade} {INTENT_GRADE_LABELS[turn.intent.grade]}
-            </Tag>
+            <Tag color={GRADE_COLORS[turn.intent.grade]}>意向 {gradeLabel(turn.intent.grade)}</Tag>
           </Tooltip>
         )}
         {turn.latency && (

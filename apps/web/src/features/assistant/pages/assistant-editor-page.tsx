@@ -15,6 +15,7 @@ import { useRollbackAssistantVersion } from '../api/rollback-assistant-version';
 import { useUpdateAssistant } from '../api/update-assistant';
 import { type AssistantEditorDialog, AssistantEditorDialogs } from '../components/assistant-dialogs';
 import { AssistantEditorForm } from '../components/assistant-editor-form';
+import { AssistantInboundTestCall } from '../components/assistant-inbound-test-call';
 import { AssistantTestCall } from '../components/assistant-test-call';
 import { AssistantTestChat } from '../components/assistant-test-chat';
 import { useUnsavedChangesGuard } from '../hooks/use-unsaved-changes-guard';
@@ -64,6 +65,7 @@ function AssistantEditor({ assistant }: { assistant: AssistantDetail | undefined
   const [dialog, setDialog] = useState<AssistantEditorDialog>(null);
   const [chatOpen, setChatOpen] = useState(true);
   const [testCallOpen, setTestCallOpen] = useState(false);
+  const [inboundCallOpen, setInboundCallOpen] = useState(false);
   const guard = useUnsavedChangesGuard(dirty);
   const create = useCreateAssistant(projectId);
   const update = useUpdateAssistant(projectId);
@@ -155,6 +157,9 @@ function AssistantEditor({ assistant }: { assistant: AssistantDetail | undefined
           <Button onClick={() => setTestCallOpen(true)} disabled={!assistant}>
             模拟通话
           </Button>
+          <Button onClick={() => setInboundCallOpen(true)} disabled={!assistant}>
+            模拟来电
+          </Button>
         </Space>
       </header>
       {!assistant && <FeatureUnavailableAlert feature="assistant" />}
@@ -200,6 +205,14 @@ function AssistantEditor({ assistant }: { assistant: AssistantDetail | undefined
           projectId={projectId}
           assistant={assistant}
           dirty={dirty}
+        />
+      )}
+      {assistant && (
+        <AssistantInboundTestCall
+          open={inboundCallOpen}
+          onClose={() => setInboundCallOpen(false)}
+          projectId={projectId}
+          assistant={assistant}
         />
       )}
       {assistant && (

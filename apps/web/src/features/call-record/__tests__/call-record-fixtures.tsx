@@ -1,9 +1,10 @@
-import type { CallDetail, CallSummary, CallTurn } from '@callpilot/contracts';
+import type { CallDetail } from '@callpilot/contracts';
 import { render } from '@testing-library/react';
 import { createMemoryRouter, RouterProvider } from 'react-router';
 import { AppProvider } from '@/app/provider';
 import { setRequestNavigator } from '@/lib/request';
 import { useUserStore } from '@/stores/user-store';
+import { makeCall, makeCallDetail, makeTurn } from '@/test/api-fixtures';
 import { type FakeFetchReply, type RecordedFetch, type StreamGate, startFakeFetch } from '@/test/fake-fetch';
 import { type FakeReply, failure, type RecordedRequest, startFakeServer } from '@/test/fake-server';
 import { routeKey } from '@/test/render-route';
@@ -23,55 +24,10 @@ export function signIn() {
   });
 }
 
-export function makeCall(overrides: Partial<CallSummary> = {}): CallSummary {
-  return {
-    id: 'c1',
-    direction: 'outbound',
-    callerNumber: '02100000001',
-    calleeNumber: '13800000001',
-    taskId: null,
-    taskName: null,
-    contactId: null,
-    contactName: null,
-    assistantId: 'a1',
-    assistantName: '课程回访小助手',
-    assistantVersion: 2,
-    status: 'ended',
-    endReason: 'completed',
-    hangupBy: 'assistant',
-    startedAt: '2026-03-01T02:00:00.000Z',
-    answeredAt: '2026-03-01T02:00:05.000Z',
-    endedAt: '2026-03-01T02:02:10.000Z',
-    talkSeconds: 125,
-    turnCount: 4,
-    intentGrade: 'A',
-    machineGrade: 'A',
-    humanGrade: null,
-    tags: [],
-    summary: '客户对少儿编程课感兴趣，约了周六试听。',
-    recording: 'ready',
-    persona: null,
-    ...overrides,
-  };
-}
-
-export function makeTurn(overrides: Partial<CallTurn> & Pick<CallTurn, 'index'>): CallTurn {
-  return {
-    speaker: overrides.index % 2 === 0 ? 'assistant' : 'callee',
-    text: `第${overrides.index + 1}句`,
-    dtmf: null,
-    startMs: overrides.index * 5000,
-    endMs: overrides.index * 5000 + 4000,
-    interrupted: false,
-    latency: null,
-    segments: [],
-    ...overrides,
-  };
-}
+export { makeCall, makeTurn };
 
 export function makeDetail(overrides: Partial<CallDetail> = {}): CallDetail {
-  return {
-    ...makeCall(),
+  return makeCallDetail({
     turns: [
       makeTurn({ index: 0, text: '您好，我是示例教育的小李。' }),
       makeTurn({ index: 1, text: '学费多少钱？' }),
@@ -94,14 +50,9 @@ export function makeDetail(overrides: Partial<CallDetail> = {}): CallDetail {
     analysisBy: 'llm',
     gradeReason: '客户主动询问价格并约试听',
     fields: { 意向产品: '少儿编程课' },
-    humanGradedBy: null,
-    humanGradedAt: null,
-    transferNumber: null,
-    transferredAt: null,
-    variables: {},
     recordingDurationMs: 130_000,
     ...overrides,
-  };
+  });
 }
 
 export const paged = <T,>(items: T[], total = items.length, page = 1, pageSize = 20) => ({

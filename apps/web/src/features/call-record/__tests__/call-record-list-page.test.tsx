@@ -182,7 +182,9 @@ describe('call record list', () => {
     fireEvent.click(screen.getByTitle('2'));
     await waitFor(() => expect(lastListParams()).toMatchObject({ page: 2 }));
 
-    fireEvent.click(await screen.findByRole('button', { name: '详情' }));
+    const detail = await screen.findByRole('link', { name: '详情' });
+    expect(detail.getAttribute('href')).toBe('/call-record/detail/c2');
+    fireEvent.click(detail);
     await waitFor(() => expect(router.state.location.pathname).toBe('/call-record/detail/c2'));
     expect(useQueryCacheStore.getState().callDetailBackUrl).toBe('/call-record/list');
 
@@ -191,5 +193,34 @@ describe('call record list', () => {
     await waitFor(() => expect(lastListParams()).toMatchObject({ number: '139', page: 2 }));
     expect((screen.getByLabelText('号码') as HTMLInputElement).value).toBe('139');
     expect(screen.getByTitle('2').className).toContain('active');
+  });
+
+  it('opens calls through real links: ctrl- or middle-click leaves this tab on the list', async () => {
+    serveEvents(() => ({ status: 200, chunks: [gate().promise] }));
+    server = serveCalls({
+      ...common,
+      [`GET ${CALLS}`]: ok(paged([makeCall(), makeCall({ id: 'c/2', calleeNumber: '13900000002' })], 2)),
+    });
+    const router = renderCallRecord('/call-record/list');
+    await screen.findByText('13900000002');
+    const links = screen
+      .getAllByRole('row')
+      .slice(1)
+      .map((tableRow) => within(tableRow).getByRole('link', { name: '详情' }));
+    expect(links.map((link) => link.getAttribute('href'))).toEqual([
+      '/call-record/detail/c1',
+      '/call-record/detail/c%2F2',
+    ]);
+
+    // The browser opens these in a new tab; the list stays, and keeps its state for that tab's 返回.
+    // (jsdom would load the page into this window instead: after React has seen the click, stop it.)
+    const inNewTab = (event: Event) => event.preventDefault();
+    document.addEventListener('click', inNewTab);
+    fireEvent.click(links[0] as HTMLElement, { ctrlKey: true });
+    fireEvent(links[1] as HTMLElement, new MouseEvent('auxclick', { bubbles: true, button: 1 }));
+    document.removeEventListener('click', inNewTab);
+    expect(router.state.location.pathname).toBe('/call-record/list');
+    expect(useQueryCacheStore.getState().callDetailBackUrl).toBe('/call-record/list');
+    expect(JSON.parse(useQueryCacheStore.getState().callRecordQueryCache ?? '{}')).toMatchObject({ page: 1 });
   });
 });

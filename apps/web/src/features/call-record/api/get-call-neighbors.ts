@@ -1,14 +1,14 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
+import { callKeys, callUrl } from '@/entities/call/api/call-query-keys';
+import { type CallFilters, toCallQuery } from '@/entities/call/utils/call-filters';
 import { get } from '@/lib/request';
-import { type CallRecordFilters, toCallQuery } from '../utils/call-record-filters';
-import { callKeys, callUrl } from './call-record-query-keys';
 
 export type CallNeighbors = { previousId: string | null; nextId: string | null };
 
 export function getCallNeighbors(
   projectId: string,
   id: string,
-  filters: CallRecordFilters,
+  filters: CallFilters,
 ): Promise<CallNeighbors> {
   return get<CallNeighbors>(callUrl(projectId, id, '/neighbors'), {
     params: toCallQuery(filters),
@@ -16,7 +16,7 @@ export function getCallNeighbors(
   });
 }
 
-export const callNeighborsQueryOptions = (projectId: string, id: string, filters: CallRecordFilters) =>
+export const callNeighborsQueryOptions = (projectId: string, id: string, filters: CallFilters) =>
   queryOptions({
     queryKey: [...callKeys.neighbors(projectId, id), filters],
     queryFn: () => getCallNeighbors(projectId, id, filters),
@@ -25,7 +25,7 @@ export const callNeighborsQueryOptions = (projectId: string, id: string, filters
 export function useCallNeighbors(
   projectId: string | undefined,
   id: string | undefined,
-  filters: CallRecordFilters,
+  filters: CallFilters,
 ) {
   return useQuery({
     ...callNeighborsQueryOptions(projectId ?? '', id ?? '', filters),

@@ -1,11 +1,6 @@
-import type { CallDetail } from '@callpilot/contracts';
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { get } from '@/lib/request';
-import { callKeys, callUrl } from './call-record-query-keys';
-
-export function getCall(projectId: string, id: string): Promise<CallDetail> {
-  return get<CallDetail>(callUrl(projectId, id));
-}
+import { callKeys } from '@/entities/call/api/call-query-keys';
+import { getCall } from '@/entities/call/api/get-call';
 
 export const callQueryOptions = (projectId: string, id: string) =>
   queryOptions({ queryKey: callKeys.detail(projectId, id), queryFn: () => getCall(projectId, id) });

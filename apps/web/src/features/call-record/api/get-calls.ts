@@ -1,19 +1,15 @@
-import type { CallList } from '@callpilot/contracts';
 import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
-import { get } from '@/lib/request';
-import { type CallRecordFilters, toCallQuery } from '../utils/call-record-filters';
-import { callKeys, callsUrl } from './call-record-query-keys';
+import { callKeys } from '@/entities/call/api/call-query-keys';
+import { getCalls } from '@/entities/call/api/get-calls';
+import { type CallFilters, toCallQuery } from '@/entities/call/utils/call-filters';
 
-export type CallListParams = { filters: CallRecordFilters; page: number; pageSize: number };
-
-export function getCalls(projectId: string, { filters, page, pageSize }: CallListParams): Promise<CallList> {
-  return get<CallList>(callsUrl(projectId), { params: { ...toCallQuery(filters), page, pageSize } });
-}
+export type CallListParams = { filters: CallFilters; page: number; pageSize: number };
 
 export const callsQueryOptions = (projectId: string, params: CallListParams) =>
   queryOptions({
-    queryKey: [...callKeys.lists(projectId), params],
-    queryFn: () => getCalls(projectId, params),
+    queryKey: callKeys.list(projectId, 'records', params),
+    queryFn: () =>
+      getCalls(projectId, { ...toCallQuery(params.filters), page: params.page, pageSize: params.pageSize }),
     placeholderData: keepPreviousData,
   });
 

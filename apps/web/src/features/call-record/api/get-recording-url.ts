@@ -1,6 +1,6 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
+import { callKeys, callUrl } from '@/entities/call/api/call-query-keys';
 import { get } from '@/lib/request';
-import { callKeys, callUrl } from './call-record-query-keys';
 
 export type RecordingUrl = { url: string; expiresAt: string };
 

@@ -1,7 +1,7 @@
 import type { CallDetail, IntentGrade } from '@callpilot/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { callKeys, callUrl } from '@/entities/call/api/call-query-keys';
 import { put } from '@/lib/request';
-import { callKeys, callUrl } from './call-record-query-keys';
 
 /** null clears the human grade, so the machine's counts again. */
 export function updateCallGrade(

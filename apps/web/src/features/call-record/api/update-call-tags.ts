@@ -1,7 +1,7 @@
 import type { CallDetail } from '@callpilot/contracts';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { callKeys, callUrl } from '@/entities/call/api/call-query-keys';
 import { put } from '@/lib/request';
-import { callKeys, callUrl } from './call-record-query-keys';
 
 export function updateCallTags(projectId: string, id: string, tags: string[]): Promise<CallDetail> {
   return put<CallDetail>(callUrl(projectId, id, '/tags'), { tags });

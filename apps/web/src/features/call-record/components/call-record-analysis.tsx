@@ -2,11 +2,11 @@ import { type CallDetail, INTENT_GRADE_LABELS, type IntentGrade } from '@callpil
 import { Button, Descriptions, Select, Space } from 'antd';
 import { useState } from 'react';
 import { toast } from 'sonner';
-import { useCallTags } from '../api/get-call-tags';
+import { useCallTags } from '@/entities/call/api/get-call-tags';
+import { CallGradeTag } from '@/entities/call/components/call-grade-tag';
+import { formatCallTime } from '@/entities/call/utils/call-format';
 import { useUpdateCallGrade } from '../api/update-call-grade';
 import { useUpdateCallTags } from '../api/update-call-tags';
-import { formatDateTime } from '../utils/call-record-format';
-import { CallRecordGradeTag } from './call-record-grade-tag';
 
 const CLEAR = 'clear';
 const gradeOptions = [
@@ -65,7 +65,7 @@ export function CallRecordAnalysis({ projectId, call }: { projectId: string; cal
             label: '机器评级',
             children: (
               <span className="inline-flex items-center gap-2">
-                <CallRecordGradeTag grade={call.machineGrade} human={false} />
+                <CallGradeTag grade={call.machineGrade} />
                 {call.analysisBy && (
                   <span className="text-xs text-gray-400">{ANALYSIS_BY_LABELS[call.analysisBy]}</span>
                 )}
@@ -94,7 +94,7 @@ export function CallRecordAnalysis({ projectId, call }: { projectId: string; cal
         />
         {call.humanGrade && (
           <p className="text-xs text-gray-500">
-            {call.humanGradedBy || '-'} 于 {formatDateTime(call.humanGradedAt)} 复核
+            {call.humanGradedBy || '-'} 于 {formatCallTime(call.humanGradedAt)} 复核
           </p>
         )}
       </div>

@@ -1,8 +1,8 @@
 import DownOutlined from '@ant-design/icons/DownOutlined';
 import { Button, Dropdown } from 'antd';
 import { toast } from 'sonner';
+import type { CallFilters } from '@/entities/call/utils/call-filters';
 import { type CallExportFormat, useExportCalls } from '../api/export-calls';
-import type { CallRecordFilters } from '../utils/call-record-filters';
 
 const FORMATS: { key: CallExportFormat; label: string }[] = [
   { key: 'csv', label: 'CSV (.csv)' },
@@ -10,13 +10,7 @@ const FORMATS: { key: CallExportFormat; label: string }[] = [
 ];
 
 /** Exports what the list shows: the filters applied by the last 查询, not unsent edits. */
-export function CallRecordExportButton({
-  projectId,
-  filters,
-}: {
-  projectId: string;
-  filters: CallRecordFilters;
-}) {
+export function CallRecordExportButton({ projectId, filters }: { projectId: string; filters: CallFilters }) {
   const exportCalls = useExportCalls(projectId);
   return (
     <Dropdown

@@ -6,7 +6,7 @@ import {
   SIM_PERSONA_LABELS,
 } from '@callpilot/contracts';
 import { Descriptions, type DescriptionsProps } from 'antd';
-import { formatDateTime, formatTalkTime } from '../utils/call-record-format';
+import { formatCallTime, formatTalkTime } from '@/entities/call/utils/call-format';
 import { CallRecordStatus } from './call-record-status';
 
 export function CallRecordFacts({ call }: { call: CallDetail }) {
@@ -31,9 +31,9 @@ export function CallRecordFacts({ call }: { call: CallDetail }) {
       children: call.endReason ? END_REASON_LABELS[call.endReason] : '-',
     },
     { key: 'hangupBy', label: '挂断方', children: call.hangupBy ? HANGUP_BY_LABELS[call.hangupBy] : '-' },
-    { key: 'startedAt', label: '开始时间', children: formatDateTime(call.startedAt) },
-    { key: 'answeredAt', label: '接通时间', children: formatDateTime(call.answeredAt) },
-    { key: 'endedAt', label: '结束时间', children: formatDateTime(call.endedAt) },
+    { key: 'startedAt', label: '开始时间', children: formatCallTime(call.startedAt) },
+    { key: 'answeredAt', label: '接通时间', children: formatCallTime(call.answeredAt) },
+    { key: 'endedAt', label: '结束时间', children: formatCallTime(call.endedAt) },
     { key: 'talk', label: '通话时长', children: formatTalkTime(call.talkSeconds) },
     { key: 'turns', label: '轮次', children: call.turnCount },
     ...(call.transferNumber
@@ -41,7 +41,7 @@ export function CallRecordFacts({ call }: { call: CallDetail }) {
           {
             key: 'transfer',
             label: '转接号码',
-            children: `${call.transferNumber}（${formatDateTime(call.transferredAt)}）`,
+            children: `${call.transferNumber}（${formatCallTime(call.transferredAt)}）`,
           },
         ]
       : []),

@@ -1,6 +1,6 @@
 import type { CallStatus } from '@callpilot/contracts';
 import { Badge } from 'antd';
-import { isLive } from '../utils/call-record-format';
+import { isLive } from '@/entities/call/utils/call-format';
 
 export function CallRecordStatus({ status }: { status: CallStatus }) {
   // Ringing counts as live too: the list's point is "this call is not over yet".

@@ -4,10 +4,12 @@ import {
   type CallSummary,
   END_REASON_LABELS,
 } from '@callpilot/contracts';
-import { Button, Table, type TableColumnsType, type TableProps, Tag } from 'antd';
-import type { CallSortField, SortOrder } from '../utils/call-record-filters';
-import { formatDateTime, formatTalkTime } from '../utils/call-record-format';
-import { CallRecordGradeTag } from './call-record-grade-tag';
+import { Table, type TableColumnsType, type TableProps, Tag } from 'antd';
+import { CallCallee } from '@/entities/call/components/call-callee';
+import { CallDetailLink } from '@/entities/call/components/call-detail-link';
+import { CallGradeTag } from '@/entities/call/components/call-grade-tag';
+import type { CallSortField, SortOrder } from '@/entities/call/utils/call-filters';
+import { formatCallTime, formatTalkTime } from '@/entities/call/utils/call-format';
 import { CallRecordStatus } from './call-record-status';
 
 type Props = {
@@ -19,7 +21,8 @@ type Props = {
   order: SortOrder;
   onPageChange: (page: number) => void;
   onSortChange: (sort: CallSortField, order: SortOrder) => void;
-  onOpen: (call: CallSummary) => void;
+  /** A row's detail link is being followed (here or in a new tab): the list keeps its state. */
+  onOpen: () => void;
 };
 
 const SORTABLE: readonly string[] = ['startedAt', 'talkSeconds', 'turnCount'] satisfies CallSortField[];
@@ -45,7 +48,7 @@ export function CallRecordTable({
       key: 'startedAt',
       sorter: true,
       sortOrder: sortOrderOf('startedAt'),
-      render: (value: string) => formatDateTime(value),
+      render: (value: string) => formatCallTime(value),
     },
     {
       title: '方向',
@@ -53,16 +56,7 @@ export function CallRecordTable({
       render: (value: CallSummary['direction']) => CALL_DIRECTION_LABELS[value],
     },
     { title: '主叫', dataIndex: 'callerNumber' },
-    {
-      title: '被叫',
-      dataIndex: 'calleeNumber',
-      render: (value: string, call) => (
-        <span>
-          {value || '-'}
-          {call.contactName && <span className="ml-1 text-xs text-gray-500">{call.contactName}</span>}
-        </span>
-      ),
-    },
+    { title: '被叫', key: 'callee', render: (_, call) => <CallCallee call={call} /> },
     { title: '小助手', dataIndex: 'assistantName', render: (value: string) => value || '-' },
     {
       title: '状态',
@@ -93,7 +87,7 @@ export function CallRecordTable({
       title: '意向等级',
       dataIndex: 'intentGrade',
       render: (value: CallSummary['intentGrade'], call) => (
-        <CallRecordGradeTag grade={value} human={call.humanGrade !== null} />
+        <CallGradeTag grade={value} human={call.humanGrade !== null} />
       ),
     },
     {
@@ -117,9 +111,9 @@ export function CallRecordTable({
       key: 'actions',
       fixed: 'right',
       render: (_, call) => (
-        <Button type="link" size="small" className="!px-0" onClick={() => onOpen(call)}>
+        <CallDetailLink callId={call.id} onOpen={onOpen}>
           详情
-        </Button>
+        </CallDetailLink>
       ),
     },
   ];

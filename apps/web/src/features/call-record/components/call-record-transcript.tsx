@@ -1,7 +1,7 @@
 import type { CallTurn } from '@callpilot/contracts';
 import { Empty, Tag } from 'antd';
+import { formatOffset } from '@/entities/call/utils/call-format';
 import { cn } from '@/lib/utils';
-import { formatOffset } from '../utils/call-record-format';
 import { CallRecordLatency, latencyTotal } from './call-record-latency';
 
 type Props = {

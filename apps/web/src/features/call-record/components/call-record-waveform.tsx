@@ -3,7 +3,7 @@ import PlayCircleOutlined from '@ant-design/icons/PlayCircleOutlined';
 import { Button, Spin } from 'antd';
 import { type Ref, useEffect, useImperativeHandle, useRef, useState } from 'react';
 import type WaveSurfer from 'wavesurfer.js';
-import { formatTalkTime } from '../utils/call-record-format';
+import { formatTalkTime } from '@/entities/call/utils/call-format';
 
 export type WaveformHandle = {
   /** Moves the playhead to `seconds` and, unless told otherwise, plays from there. */

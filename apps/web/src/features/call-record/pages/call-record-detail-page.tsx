@@ -3,30 +3,32 @@ import { useQueryClient } from '@tanstack/react-query';
 import { Button, Result, Skeleton, Space } from 'antd';
 import { useRef, useState } from 'react';
 import { useNavigate, useParams } from 'react-router';
+import { useCallEvents } from '@/entities/call/api/call-events';
+import { callKeys } from '@/entities/call/api/call-query-keys';
+import {
+  type CallFilters,
+  lastWeekCallFilters,
+  withFilterDefaults,
+} from '@/entities/call/utils/call-filters';
+import { isLive } from '@/entities/call/utils/call-format';
+import { callDetailPath, withBackFlag } from '@/entities/call/utils/call-paths';
 import { parseListCache } from '@/lib/list-cache';
 import { useQueryCacheStore } from '@/stores/query-cache-store';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
-import { callKeys } from '../api/call-record-query-keys';
 import { useCall } from '../api/get-call';
 import { useCallNeighbors } from '../api/get-call-neighbors';
 import { useRecordingUrl } from '../api/get-recording-url';
-import { useCallEvents } from '../api/subscribe-call-events';
 import { CallRecordAnalysis } from '../components/call-record-analysis';
 import { CallRecordFacts } from '../components/call-record-facts';
 import { CallRecordTranscript, turnAt } from '../components/call-record-transcript';
 import { CallRecordWaveform, type WaveformHandle } from '../components/call-record-waveform';
-import { type CallRecordFilters, defaultCallFilters } from '../utils/call-record-filters';
-import { isLive } from '../utils/call-record-format';
-import { callDetailPath, withBackFlag } from '../utils/call-record-paths';
 
 /** Previous/next walk the list the user came from, so they use the filters it cached. */
-function cachedListFilters(): CallRecordFilters {
-  const entry = parseListCache<Partial<CallRecordFilters>>(
-    useQueryCacheStore.getState().callRecordQueryCache,
-  );
+function cachedListFilters(): CallFilters {
+  const entry = parseListCache<Partial<CallFilters>>(useQueryCacheStore.getState().callRecordQueryCache);
   return entry
-    ? { endReason: [], intentGrade: [], tags: [], sort: 'startedAt', order: 'desc', ...entry.filters }
-    : defaultCallFilters();
+    ? withFilterDefaults({ sort: 'startedAt', order: 'desc', ...entry.filters })
+    : lastWeekCallFilters();
 }
 
 function upsertTurn(turns: CallTurn[], turn: CallTurn): CallTurn[] {

@@ -1,38 +1,49 @@
-import type { CallSummary } from '@callpilot/contracts';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
-import { useLocation, useNavigate } from 'react-router';
+import { useAssistantOptions } from '@/entities/assistant/api/get-assistant-options';
+import { useCallEvents } from '@/entities/call/api/call-events';
+import { callKeys } from '@/entities/call/api/call-query-keys';
+import { CallFilterBar } from '@/entities/call/components/call-filter-bar';
+import {
+  CALL_PAGE_SIZE,
+  type CallFilters,
+  lastWeekCallFilters,
+  withFilterDefaults,
+} from '@/entities/call/utils/call-filters';
 import { useListCache } from '@/lib/list-cache';
-import { useQueryCacheStore } from '@/stores/query-cache-store';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
-import { callKeys } from '../api/call-record-query-keys';
 import { useCalls } from '../api/get-calls';
-import { useCallEvents } from '../api/subscribe-call-events';
 import { CallRecordExportButton } from '../components/call-record-export-button';
-import { CallRecordFilterBar } from '../components/call-record-filter-bar';
 import { CallRecordTable } from '../components/call-record-table';
-import { CALL_PAGE_SIZE, type CallRecordFilters, defaultCallFilters } from '../utils/call-record-filters';
-import { callDetailPath } from '../utils/call-record-paths';
 
 /** Bursts of live events (a task dialling many numbers) refresh the list at most this often. */
 export const LIVE_REFRESH_MS = 1000;
 
+const FILTER_FIELDS = [
+  'range',
+  'direction',
+  'endReason',
+  'intentGrade',
+  'assistant',
+  'number',
+  'talkTime',
+  'tags',
+] as const;
+
 // A cache written by an older console may lack newer keys; the list must still open.
-function restoredFilters(cached: Partial<CallRecordFilters>): CallRecordFilters {
-  return { endReason: [], intentGrade: [], tags: [], sort: 'startedAt', order: 'desc', ...cached };
-}
+const restoredFilters = (cached: Partial<CallFilters>): CallFilters =>
+  withFilterDefaults({ sort: 'startedAt', order: 'desc', ...cached });
 
 export function CallRecordListPage() {
   const projectId = useUserStore(selectCurrentProjectId);
-  const navigate = useNavigate();
-  const location = useLocation();
   const queryClient = useQueryClient();
-  const cache = useListCache<CallRecordFilters>('callRecordQueryCache');
-  const [filters, setFilters] = useState<CallRecordFilters>(() =>
-    cache.restored ? restoredFilters(cache.restored.filters) : defaultCallFilters(),
+  const cache = useListCache<CallFilters>('callRecordQueryCache');
+  const [filters, setFilters] = useState<CallFilters>(() =>
+    cache.restored ? restoredFilters(cache.restored.filters) : lastWeekCallFilters(),
   );
   const [page, setPage] = useState(() => cache.restored?.page ?? 1);
   const calls = useCalls(projectId, { filters, page, pageSize: CALL_PAGE_SIZE });
+  const assistants = useAssistantOptions(projectId);
 
   const refreshTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useCallEvents(projectId, {
@@ -48,12 +59,6 @@ export function CallRecordListPage() {
   });
   useEffect(() => () => clearTimeout(refreshTimer.current), []);
 
-  const open = (call: CallSummary) => {
-    cache.save(filters, page);
-    useQueryCacheStore.getState().setCallDetailBackUrl(`${location.pathname}${location.search}`);
-    navigate(callDetailPath(call.id));
-  };
-
   return (
     <main className="flex flex-col gap-6 p-6">
       <header className="flex flex-wrap items-center justify-between gap-4">
@@ -66,9 +71,13 @@ export function CallRecordListPage() {
         <CallRecordExportButton projectId={projectId ?? ''} filters={filters} />
       </header>
       <section className="flex flex-col gap-4 rounded-lg border border-gray-200 bg-white p-6">
-        <CallRecordFilterBar
+        <CallFilterBar
           projectId={projectId}
+          fields={FILTER_FIELDS}
           filters={filters}
+          resetTo={lastWeekCallFilters}
+          assistantOptions={(assistants.data ?? []).map(({ id, name }) => ({ value: id, label: name }))}
+          assistantsLoading={assistants.isPending && Boolean(projectId)}
           onSearch={(next) => {
             setFilters(next);
             setPage(1);
@@ -79,14 +88,14 @@ export function CallRecordListPage() {
           loading={calls.isPending && Boolean(projectId)}
           page={page}
           pageSize={CALL_PAGE_SIZE}
-          sort={filters.sort}
-          order={filters.order}
+          sort={filters.sort ?? 'startedAt'}
+          order={filters.order ?? 'desc'}
           onPageChange={setPage}
           onSortChange={(sort, order) => {
             setFilters((current) => ({ ...current, sort, order }));
             setPage(1);
           }}
-          onOpen={open}
+          onOpen={() => cache.save(filters, page)}
         />
       </section>
     </main>

@@ -1,5 +1,5 @@
 import { Navigate, useLocation } from 'react-router';
-import { CALL_RECORD_LIST_PATH } from '../utils/call-record-paths';
+import { CALL_DETAIL_PATH_PREFIX, CALL_RECORD_LIST_PATH } from '@/entities/call/utils/call-paths';
 import { CallRecordDetailPage } from './call-record-detail-page';
 import { CallRecordListPage } from './call-record-list-page';
 
@@ -7,6 +7,6 @@ import { CallRecordListPage } from './call-record-list-page';
 export function CallRecordSection() {
   const { pathname } = useLocation();
   if (pathname === CALL_RECORD_LIST_PATH) return <CallRecordListPage />;
-  if (pathname.startsWith('/call-record/detail/')) return <CallRecordDetailPage />;
+  if (pathname.startsWith(CALL_DETAIL_PATH_PREFIX)) return <CallRecordDetailPage />;
   return <Navigate to={CALL_RECORD_LIST_PATH} replace />;
 }

@@ -71,7 +71,12 @@ describe('calls of a task', () => {
     await waitFor(() => expect(lastCallParams()).toMatchObject({ page: 2, number: '139' }));
     expect(router.state.location.search).toBe('?taskId=t1&endReason=no_answer&number=139&talkMin=10&page=2');
 
-    fireEvent.click(screen.getAllByRole('button', { name: '详情' })[0] as HTMLElement);
+    const details = screen.getAllByRole('link', { name: '详情' });
+    expect(details.map((link) => link.getAttribute('href'))).toEqual([
+      '/call-record/detail/c7',
+      '/call-record/detail/c8',
+    ]);
+    fireEvent.click(details[0] as HTMLElement);
     await waitFor(() => expect(router.state.location.pathname).toBe('/call-record/detail/c7'));
     expect(useQueryCacheStore.getState().callDetailBackUrl).toBe(
       '/call-task/task-detail-list?taskId=t1&endReason=no_answer&number=139&talkMin=10&page=2',

@@ -158,7 +158,9 @@ describe('call task detail', () => {
       }),
     );
 
-    fireEvent.click(screen.getByRole('button', { name: '查看通话' }));
+    const callLink = screen.getByRole('link', { name: '查看通话' });
+    expect(callLink.getAttribute('href')).toBe('/call-record/detail/c1');
+    fireEvent.click(callLink);
     await waitFor(() => expect(router.state.location.pathname).toBe('/call-record/detail/c1'));
     expect(useQueryCacheStore.getState().callDetailBackUrl).toBe('/call-task/task-detail/t1');
   });

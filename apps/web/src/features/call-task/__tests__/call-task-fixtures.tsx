@@ -1,5 +1,4 @@
 import type {
-  AssistantSummary,
   AssistantVersion,
   CallSummary,
   ImportPreview,
@@ -14,6 +13,7 @@ import { AppProvider } from '@/app/provider';
 import { setRequestNavigator } from '@/lib/request';
 import { useQueryCacheStore } from '@/stores/query-cache-store';
 import { useUserStore } from '@/stores/user-store';
+import { makeAssistant, makeCall as makeSharedCall } from '@/test/api-fixtures';
 import { type FakeFetchReply, type RecordedFetch, type StreamGate, startFakeFetch } from '@/test/fake-fetch';
 import { type FakeReply, failure, type RecordedRequest, startFakeServer } from '@/test/fake-server';
 import { routeKey } from '@/test/render-route';
@@ -133,22 +133,7 @@ export function makeContact(overrides: Partial<TaskContact> = {}): TaskContact {
   };
 }
 
-export function makeAssistant(overrides: Partial<AssistantSummary> = {}): AssistantSummary {
-  return {
-    id: 'a1',
-    name: '课程回访小助手',
-    description: '',
-    use: 'outbound',
-    status: 'enabled',
-    publishedVersion: 2,
-    hasUnpublishedChanges: false,
-    brainMode: 'llm',
-    knowledgeBaseCount: 0,
-    createdAt: '2026-02-01T02:00:00.000Z',
-    updatedAt: '2026-02-01T02:00:00.000Z',
-    ...overrides,
-  };
-}
+export { makeAssistant };
 
 export function makeVersion(version: number, variables: string[] = ['课程']): AssistantVersion {
   return {
@@ -183,37 +168,16 @@ export function makePreview(overrides: Partial<ImportPreview> = {}): ImportPrevi
   };
 }
 
-export function makeCall(overrides: Partial<CallSummary> = {}): CallSummary {
-  return {
-    id: 'c1',
-    direction: 'outbound',
-    callerNumber: '02100000001',
-    calleeNumber: '13800000001',
+/** A call of task t1, to its contact 张三. */
+export const makeCall = (overrides: Partial<CallSummary> = {}): CallSummary =>
+  makeSharedCall({
     taskId: 't1',
     taskName: '3 月课程回访',
     contactId: 'k1',
     contactName: '张三',
-    assistantId: 'a1',
-    assistantName: '课程回访小助手',
-    assistantVersion: 2,
-    status: 'ended',
-    endReason: 'completed',
-    hangupBy: 'assistant',
-    startedAt: '2026-03-01T02:00:00.000Z',
-    answeredAt: '2026-03-01T02:00:05.000Z',
-    endedAt: '2026-03-01T02:02:10.000Z',
-    talkSeconds: 125,
-    turnCount: 4,
-    intentGrade: 'A',
-    machineGrade: 'A',
-    humanGrade: null,
-    tags: [],
     summary: '',
-    recording: 'ready',
-    persona: null,
     ...overrides,
-  };
-}
+  });
 
 export const paged = <T,>(items: T[], total = items.length, page = 1, pageSize = 20) => ({
   items,

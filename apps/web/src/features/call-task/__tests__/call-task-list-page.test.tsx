@@ -162,7 +162,14 @@ describe('call task list', () => {
     fireEvent.click(screen.getByTitle('2'));
     await waitFor(() => expect(lastListParams()).toMatchObject({ page: 2 }));
 
-    fireEvent.click(await screen.findByRole('button', { name: '详情' }));
+    const row = (await screen.findByRole('link', { name: '详情' })).closest('tr') as HTMLElement;
+    expect(within(row).getByRole('link', { name: '3 月课程回访' }).getAttribute('href')).toBe(
+      '/call-task/task-detail/t2',
+    );
+    expect(within(row).getByRole('link', { name: '通话记录' }).getAttribute('href')).toBe(
+      '/call-task/task-detail-list?taskId=t2',
+    );
+    fireEvent.click(within(row).getByRole('link', { name: '详情' }));
     await waitFor(() => expect(router.state.location.pathname).toBe('/call-task/task-detail/t2'));
     expect(JSON.parse(useQueryCacheStore.getState().callTaskQueryCache ?? '{}')).toMatchObject({
       filters: { name: '回访' },

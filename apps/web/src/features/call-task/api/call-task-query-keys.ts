@@ -1,7 +1,7 @@
-// One place for the feature's URLs and query keys, so a write invalidates exactly what it changed.
+import { projectUrl } from '@/lib/api/project-url';
 
-export const projectUrl = (projectId: string, path: string) =>
-  `/api/project/${encodeURIComponent(projectId)}${path}`;
+// One place for the feature's URLs and query keys, so a write invalidates exactly what it changed.
+// Calls, numbers and assistant options have their own shared roots (src/entities).
 
 export const tasksUrl = (projectId: string, path = '') => projectUrl(projectId, `/tasks${path}`);
 
@@ -19,10 +19,6 @@ export const taskKeys = {
   preflight: (projectId: string, taskId: string) =>
     [...taskKeys.task(projectId, taskId), 'preflight'] as const,
   contacts: (projectId: string, taskId: string) => [...taskKeys.task(projectId, taskId), 'contacts'] as const,
-  numbers: (projectId: string) => ['projects', projectId, 'numbers'] as const,
-  // Under the call records' own key, so their writes (grades, tags) refresh this list too.
-  calls: (projectId: string) => ['projects', projectId, 'calls', 'list', 'task'] as const,
-  assistants: (projectId: string) => ['projects', projectId, 'assistants', 'task-options'] as const,
   assistantVersions: (projectId: string, assistantId: string) =>
-    ['projects', projectId, 'assistants', 'task-options', assistantId, 'versions'] as const,
+    ['projects', projectId, 'assistants', 'published-versions', assistantId] as const,
 };

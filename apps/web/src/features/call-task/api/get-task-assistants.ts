@@ -1,27 +1,8 @@
-import type { AssistantSummary, AssistantVersion, Paged } from '@callpilot/contracts';
+import type { AssistantVersion } from '@callpilot/contracts';
 import { queryOptions, useQuery } from '@tanstack/react-query';
+import { projectUrl } from '@/lib/api/project-url';
 import { get } from '@/lib/request';
-import { projectUrl, taskKeys } from './call-task-query-keys';
-
-/** The project's assistants (the list API's largest page), for the filter and the task form. */
-export async function getTaskAssistants(projectId: string): Promise<AssistantSummary[]> {
-  const page = await get<Paged<AssistantSummary>>(projectUrl(projectId, '/assistants'), {
-    params: { page: 1, pageSize: 100 },
-    showLoading: false,
-  });
-  return page?.items ?? [];
-}
-
-export const taskAssistantsQueryOptions = (projectId: string) =>
-  queryOptions({
-    queryKey: taskKeys.assistants(projectId),
-    queryFn: () => getTaskAssistants(projectId),
-    staleTime: 60_000,
-  });
-
-export function useTaskAssistants(projectId: string | undefined) {
-  return useQuery({ ...taskAssistantsQueryOptions(projectId ?? ''), enabled: Boolean(projectId) });
-}
+import { taskKeys } from './call-task-query-keys';
 
 /** Published versions, newest first: a task runs a frozen version, and its variables come from it. */
 export async function getPublishedVersions(

@@ -1,22 +1,19 @@
-import type { CallList } from '@callpilot/contracts';
 import { keepPreviousData, queryOptions, useQuery } from '@tanstack/react-query';
-import { get } from '@/lib/request';
-import { type TaskCallFilters, toTaskCallQuery } from '../utils/call-task-filters';
-import { projectUrl, taskKeys } from './call-task-query-keys';
+import { callKeys } from '@/entities/call/api/call-query-keys';
+import { getCalls } from '@/entities/call/api/get-calls';
+import { type CallFilters, toCallQuery } from '@/entities/call/utils/call-filters';
 
-export type TaskCallParams = { taskId: string; filters: TaskCallFilters; page: number; pageSize: number };
+export type TaskCallParams = { taskId: string; filters: CallFilters; page: number; pageSize: number };
 
 /** The call records of one task: the records list API filtered by taskId. */
-export function getTaskCalls(projectId: string, { taskId, filters, page, pageSize }: TaskCallParams) {
-  return get<CallList>(projectUrl(projectId, '/calls'), {
-    params: { ...toTaskCallQuery(filters), taskId, page, pageSize },
-  });
-}
-
-export const taskCallsQueryOptions = (projectId: string, params: TaskCallParams) =>
+export const taskCallsQueryOptions = (
+  projectId: string,
+  { taskId, filters, page, pageSize }: TaskCallParams,
+) =>
   queryOptions({
-    queryKey: [...taskKeys.calls(projectId), params],
-    queryFn: () => getTaskCalls(projectId, params),
+    // Under the calls' list key, so the records' writes (grades, tags) refresh this list too.
+    queryKey: callKeys.list(projectId, 'task', { taskId, filters, page, pageSize }),
+    queryFn: () => getCalls(projectId, { ...toCallQuery(filters), taskId, page, pageSize }),
     placeholderData: keepPreviousData,
   });
 

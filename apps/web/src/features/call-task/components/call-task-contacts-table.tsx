@@ -2,14 +2,15 @@ import {
   CONTACT_STATUS_LABELS,
   type ContactStatus,
   END_REASON_LABELS,
-  INTENT_GRADE_LABELS,
   type TaskContact,
 } from '@callpilot/contracts';
-import { Button, Input, Select, Table, type TableColumnsType, Tag, Tooltip } from 'antd';
+import { Input, Select, Table, type TableColumnsType, Tag, Tooltip } from 'antd';
 import { useState } from 'react';
+import { CallDetailLink } from '@/entities/call/components/call-detail-link';
+import { CallGradeTag } from '@/entities/call/components/call-grade-tag';
 import { useTaskContacts } from '../api/get-task-contacts';
 import { CONTACT_PAGE_SIZE } from '../utils/call-task-filters';
-import { formatDateTime, GRADE_COLORS } from '../utils/call-task-format';
+import { formatDateTime } from '../utils/call-task-format';
 
 const STATUS_COLORS: Record<ContactStatus, string> = {
   pending: 'default',
@@ -25,9 +26,9 @@ const statusOptions = (Object.keys(CONTACT_STATUS_LABELS) as ContactStatus[]).ma
   label: CONTACT_STATUS_LABELS[value],
 }));
 
-type Props = { projectId: string; taskId: string; onOpenCall: (callId: string) => void };
+type Props = { projectId: string; taskId: string };
 
-export function CallTaskContactsTable({ projectId, taskId, onOpenCall }: Props) {
+export function CallTaskContactsTable({ projectId, taskId }: Props) {
   const [status, setStatus] = useState<ContactStatus | undefined>();
   const [phone, setPhone] = useState('');
   const [page, setPage] = useState(1);
@@ -62,14 +63,7 @@ export function CallTaskContactsTable({ projectId, taskId, onOpenCall }: Props) 
     {
       title: '意向',
       dataIndex: 'intentGrade',
-      render: (grade: TaskContact['intentGrade']) =>
-        grade ? (
-          <Tag color={GRADE_COLORS[grade]} className="!m-0">
-            {grade} {INTENT_GRADE_LABELS[grade]}
-          </Tag>
-        ) : (
-          '-'
-        ),
+      render: (grade: TaskContact['intentGrade']) => <CallGradeTag grade={grade} />,
     },
     {
       title: '下次呼叫',
@@ -80,18 +74,7 @@ export function CallTaskContactsTable({ projectId, taskId, onOpenCall }: Props) 
       title: '操作',
       key: 'actions',
       render: (_, contact) =>
-        contact.lastCallId ? (
-          <Button
-            type="link"
-            size="small"
-            className="!px-0"
-            onClick={() => onOpenCall(contact.lastCallId as string)}
-          >
-            查看通话
-          </Button>
-        ) : (
-          '-'
-        ),
+        contact.lastCallId ? <CallDetailLink callId={contact.lastCallId}>查看通话</CallDetailLink> : '-',
     },
   ];
 

@@ -1,7 +1,7 @@
 import { TASK_STATE_LABELS, type TaskState } from '@callpilot/contracts';
 import { Button, DatePicker, Form, Input, Select, Space } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
-import { useTaskAssistants } from '../api/get-task-assistants';
+import { useAssistantOptions } from '@/entities/assistant/api/get-assistant-options';
 import type { CallTaskFilters } from '../utils/call-task-filters';
 
 type FormValues = {
@@ -49,7 +49,7 @@ export function CallTaskFilterBar({
   onSearch: (filters: CallTaskFilters) => void;
 }) {
   const [form] = Form.useForm<FormValues>();
-  const assistants = useTaskAssistants(projectId);
+  const assistants = useAssistantOptions(projectId);
 
   return (
     <Form<FormValues>

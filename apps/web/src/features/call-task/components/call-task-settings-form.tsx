@@ -22,9 +22,10 @@ import {
 } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useEffect } from 'react';
+import { isPublished, useAssistantOptions } from '@/entities/assistant/api/get-assistant-options';
+import { useProjectNumbers } from '@/entities/project-number/api/get-project-numbers';
 import { useBalanceLimit } from '@/lib/api/get-balance-limit';
-import { useProjectNumbers } from '../api/get-project-numbers';
-import { usePublishedVersions, useTaskAssistants } from '../api/get-task-assistants';
+import { usePublishedVersions } from '../api/get-task-assistants';
 import { weekdayName } from '../utils/call-task-format';
 
 /** The outcomes the form offers a rule for, in the order a user thinks of them. */
@@ -155,7 +156,7 @@ export function CallTaskSettingsForm({
   onSubmit,
 }: Props) {
   const [form] = Form.useForm<SettingsFormValues>();
-  const assistants = useTaskAssistants(projectId);
+  const assistants = useAssistantOptions(projectId);
   const numbers = useProjectNumbers(projectId);
   const limits = useBalanceLimit(projectId).data;
   const assistantId = Form.useWatch('assistantId', form) as string | undefined;
@@ -163,7 +164,7 @@ export function CallTaskSettingsForm({
 
   const projectCap = limits?.hasBalance ? limits.concurrentCallout : null;
   const maxConcurrency = projectCap ?? MAX_CONCURRENCY;
-  const published = (assistants.data ?? []).filter((assistant) => assistant.publishedVersion !== null);
+  const published = (assistants.data ?? []).filter(isPublished);
   // A task keeps the assistant it was made with even if that was unpublished since; show it.
   const assistantOptions = published.map((assistant) => ({
     value: assistant.id,

@@ -6,13 +6,8 @@ import {
 } from '@callpilot/contracts';
 import { Progress, Tag } from 'antd';
 import type { ReactNode } from 'react';
-import {
-  answerRateOf,
-  formatDuration,
-  formatPercent,
-  GRADE_BAR_COLORS,
-  GRADES,
-} from '../utils/call-task-format';
+import { formatPercent } from '@/lib/format';
+import { answerRateOf, formatDuration, GRADE_BAR_COLORS, GRADES } from '../utils/call-task-format';
 
 function StatCard({ label, value, hint }: { label: string; value: ReactNode; hint?: ReactNode }) {
   return (

@@ -1,6 +1,9 @@
 import type { Paged, TaskDetail, TaskSummary } from '@callpilot/contracts';
-import { Button, Progress, Table, type TableColumnsType } from 'antd';
-import { abShareOf, answerRateOf, formatDateTime, formatPercent } from '../utils/call-task-format';
+import { Progress, Table, type TableColumnsType } from 'antd';
+import { RowLink } from '@/components/row-link';
+import { formatPercent } from '@/lib/format';
+import { abShareOf, answerRateOf, formatDateTime } from '../utils/call-task-format';
+import { taskCallsPath, taskDetailPath } from '../utils/call-task-paths';
 import { CallTaskActions } from './call-task-actions';
 import { CallTaskStateTag } from './call-task-state-tag';
 
@@ -11,8 +14,8 @@ type Props = {
   page: number;
   pageSize: number;
   onPageChange: (page: number) => void;
-  onOpen: (task: TaskSummary) => void;
-  onOpenCalls: (task: TaskSummary) => void;
+  /** A row's link to the task's pages is being followed (here or in a new tab): the list keeps its state. */
+  onLeave: () => void;
   onCopied: (copy: TaskDetail) => void;
 };
 
@@ -23,8 +26,7 @@ export function CallTaskTable({
   page,
   pageSize,
   onPageChange,
-  onOpen,
-  onOpenCalls,
+  onLeave,
   onCopied,
 }: Props) {
   const columns: TableColumnsType<TaskSummary> = [
@@ -32,9 +34,9 @@ export function CallTaskTable({
       title: '名称',
       dataIndex: 'name',
       render: (name: string, task) => (
-        <Button type="link" className="!px-0 font-medium" onClick={() => onOpen(task)}>
+        <RowLink to={taskDetailPath(task.id)} onFollow={onLeave} className="font-medium">
           {name}
-        </Button>
+        </RowLink>
       ),
     },
     {
@@ -87,12 +89,12 @@ export function CallTaskTable({
           onCopied={onCopied}
           leading={
             <>
-              <Button type="link" size="small" className="!px-0" onClick={() => onOpen(task)}>
+              <RowLink to={taskDetailPath(task.id)} onFollow={onLeave}>
                 详情
-              </Button>
-              <Button type="link" size="small" className="!px-0" onClick={() => onOpenCalls(task)}>
+              </RowLink>
+              <RowLink to={taskCallsPath(task.id)} onFollow={onLeave}>
                 通话记录
-              </Button>
+              </RowLink>
             </>
           }
         />

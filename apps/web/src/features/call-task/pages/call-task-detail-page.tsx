@@ -2,8 +2,7 @@ import type { TaskDetail, TaskEvent } from '@callpilot/contracts';
 import { useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Modal, Tabs } from 'antd';
 import { useEffect, useRef, useState } from 'react';
-import { Link, useLocation, useNavigate, useParams } from 'react-router';
-import { useQueryCacheStore } from '@/stores/query-cache-store';
+import { Link, useNavigate, useParams } from 'react-router';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
 import { taskKeys } from '../api/call-task-query-keys';
 import { useCallTask } from '../api/get-call-task';
@@ -16,13 +15,7 @@ import { CallTaskSettingsSummary } from '../components/call-task-settings-summar
 import { CallTaskStateTag } from '../components/call-task-state-tag';
 import { CallTaskStats } from '../components/call-task-stats';
 import { waitingText } from '../utils/call-task-format';
-import {
-  callDetailPath,
-  callTaskListBackPath,
-  taskCallsPath,
-  taskDetailPath,
-  taskEditPath,
-} from '../utils/call-task-paths';
+import { callTaskListBackPath, taskCallsPath, taskDetailPath, taskEditPath } from '../utils/call-task-paths';
 
 /** Live counts land at once; the contacts table and the estimate follow at most this often. */
 export const CONTACTS_REFRESH_MS = 2000;
@@ -32,7 +25,6 @@ export function CallTaskDetailPage() {
   const projectId = useUserStore(selectCurrentProjectId) ?? '';
   const { id = '' } = useParams();
   const navigate = useNavigate();
-  const location = useLocation();
   const queryClient = useQueryClient();
   const task = useCallTask(projectId, id);
   const [importing, setImporting] = useState(false);
@@ -73,11 +65,6 @@ export function CallTaskDetailPage() {
     enabled: Boolean(state) && state !== 'completed' && state !== 'stopped',
     onEvent,
   });
-
-  const openCall = (callId: string) => {
-    useQueryCacheStore.getState().setCallDetailBackUrl(`${location.pathname}${location.search}`);
-    navigate(callDetailPath(callId));
-  };
 
   if (task.isPending) {
     return (
@@ -137,7 +124,7 @@ export function CallTaskDetailPage() {
                     )}
                     <Link to={taskCallsPath(detail.id)}>查看通话记录</Link>
                   </div>
-                  <CallTaskContactsTable projectId={projectId} taskId={detail.id} onOpenCall={openCall} />
+                  <CallTaskContactsTable projectId={projectId} taskId={detail.id} />
                 </div>
               ),
             },

@@ -9,7 +9,7 @@ import { useCallTasks } from '../api/get-call-tasks';
 import { CallTaskFilterBar } from '../components/call-task-filter-bar';
 import { CallTaskTable } from '../components/call-task-table';
 import { type CallTaskFilters, TASK_PAGE_SIZE } from '../utils/call-task-filters';
-import { CALL_TASK_ADD_PATH, taskCallsPath, taskDetailPath } from '../utils/call-task-paths';
+import { CALL_TASK_ADD_PATH } from '../utils/call-task-paths';
 
 export function CallTaskListPage() {
   const projectId = useUserStore(selectCurrentProjectId);
@@ -19,12 +19,6 @@ export function CallTaskListPage() {
   const [filters, setFilters] = useState<CallTaskFilters>(() => cache.restored?.filters ?? {});
   const [page, setPage] = useState(() => cache.restored?.page ?? 1);
   const tasks = useCallTasks(projectId, { filters, page, pageSize: TASK_PAGE_SIZE });
-
-  // Every way out to a task's pages keeps the filters and page for the way back.
-  const leaveTo = (to: string) => {
-    cache.save(filters, page);
-    navigate(to);
-  };
 
   return (
     <main className="flex flex-col gap-6 p-6">
@@ -58,8 +52,8 @@ export function CallTaskListPage() {
           page={page}
           pageSize={TASK_PAGE_SIZE}
           onPageChange={setPage}
-          onOpen={(task) => leaveTo(taskDetailPath(task.id))}
-          onOpenCalls={(task) => leaveTo(taskCallsPath(task.id))}
+          // Every way out to a task's pages keeps the filters and page for the way back.
+          onLeave={() => cache.save(filters, page)}
           onCopied={() => setPage(1)}
         />
       </section>

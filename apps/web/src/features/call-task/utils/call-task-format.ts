@@ -10,7 +10,6 @@ export const TASK_STATE_COLORS: Record<TaskState, string> = {
   stopped: 'red',
 };
 
-export const GRADE_COLORS: Record<IntentGrade, string> = { A: 'green', B: 'blue', C: 'default', D: 'red' };
 export const GRADE_BAR_COLORS: Record<IntentGrade, string> = {
   A: '#52c41a',
   B: '#4D8EFF',
@@ -33,11 +32,6 @@ export function abShareOf(byGrade: Partial<Record<IntentGrade, number>>): number
   return graded > 0 ? ((byGrade.A ?? 0) + (byGrade.B ?? 0)) / graded : null;
 }
 
-export function formatPercent(rate: number | null | undefined): string {
-  if (rate === null || rate === undefined) return '-';
-  return `${(rate * 100).toFixed(1).replace(/\.0$/, '')}%`;
-}
-
 /** A rough length: 2 天 3 小时, 3 小时 20 分钟, 12 分钟, 不到 1 分钟. */
 export function formatDuration(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined) return '-';
@@ -53,11 +47,6 @@ export function formatDuration(seconds: number | null | undefined): string {
 
 export function formatDateTime(iso: string | null | undefined): string {
   return iso ? dayjs(iso).format('YYYY-MM-DD HH:mm') : '-';
-}
-
-export function formatSeconds(seconds: number): string {
-  const whole = Math.max(0, Math.floor(seconds));
-  return `${String(Math.floor(whole / 60)).padStart(2, '0')}:${String(whole % 60).padStart(2, '0')}`;
 }
 
 export function waitingText(waitingUntil: string): string {

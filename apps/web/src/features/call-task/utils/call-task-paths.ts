@@ -11,7 +11,4 @@ export const taskEditPath = (id: string, step?: number) =>
 export const taskCallsPath = (taskId: string) =>
   `${CALL_TASK_CALLS_PATH}?taskId=${encodeURIComponent(taskId)}`;
 
-/** The call records section's detail page (a route, not an import of that feature). */
-export const callDetailPath = (id: string) => `/call-record/detail/${encodeURIComponent(id)}`;
-
 export const callTaskListBackPath = `${CALL_TASK_LIST_PATH}?back=1`;

@@ -123,8 +123,11 @@ describe('dashboard', () => {
       page: 1,
       pageSize: 8,
     });
-    fireEvent.click(within(latest).getByRole('button', { name: '13800000001 张三' }));
+    const callLink = within(latest).getByRole('link', { name: '13800000001 张三' });
+    expect(callLink.getAttribute('href')).toBe('/call-record/detail/c1');
+    fireEvent.click(callLink);
     await waitFor(() => expect(router.state.location.pathname).toBe('/call-record/detail/c1'));
+    expect(useQueryCacheStore.getState().callDetailBackUrl).toBe('/dashboard');
   });
 
   it('tells a new project how to begin instead of showing a wall of zeros alone', async () => {

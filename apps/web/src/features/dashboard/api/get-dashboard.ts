@@ -1,8 +1,9 @@
 import type { DashboardSummary } from '@callpilot/contracts';
 import { queryOptions, useQuery } from '@tanstack/react-query';
+import { projectUrl } from '@/lib/api/project-url';
 import { get } from '@/lib/request';
 
-export const dashboardUrl = (projectId: string) => `/api/project/${encodeURIComponent(projectId)}/dashboard`;
+export const dashboardUrl = (projectId: string) => projectUrl(projectId, '/dashboard');
 
 export function getDashboard(projectId: string): Promise<DashboardSummary> {
   return get<DashboardSummary>(dashboardUrl(projectId), { showLoading: false });

@@ -1,21 +1,14 @@
-import type { CallList } from '@callpilot/contracts';
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { get } from '@/lib/request';
+import { callKeys } from '@/entities/call/api/call-query-keys';
+import { getCalls } from '@/entities/call/api/get-calls';
 
 export const LATEST_CALLS_COUNT = 8;
 
-export function getLatestCalls(projectId: string): Promise<CallList> {
-  return get<CallList>(`/api/project/${encodeURIComponent(projectId)}/calls`, {
-    params: { page: 1, pageSize: LATEST_CALLS_COUNT },
-    showLoading: false,
-  });
-}
-
 export const latestCallsQueryOptions = (projectId: string) =>
   queryOptions({
-    // Under the call records' list key, so their writes refresh this too.
-    queryKey: ['projects', projectId, 'calls', 'list', 'latest'],
-    queryFn: () => getLatestCalls(projectId),
+    // Under the calls' list key, so the records' writes refresh this too.
+    queryKey: callKeys.list(projectId, 'latest'),
+    queryFn: () => getCalls(projectId, { page: 1, pageSize: LATEST_CALLS_COUNT }, { showLoading: false }),
     refetchInterval: 60_000,
   });
 

@@ -1,9 +1,13 @@
-import { type CallSummary, END_REASON_LABELS, type TaskSummary } from '@callpilot/contracts';
-import { Button, Empty, Progress, Tag } from 'antd';
-import dayjs from 'dayjs';
-import { Link, useNavigate } from 'react-router';
+import { type CallSummary, TASK_STATE_LABELS, type TaskSummary } from '@callpilot/contracts';
+import { Button, Empty, Progress } from 'antd';
+import { Link } from 'react-router';
+import { CallDetailLink } from '@/entities/call/components/call-detail-link';
+import { CallEndReason } from '@/entities/call/components/call-end-reason';
+import { CallGradeTag } from '@/entities/call/components/call-grade-tag';
+import { formatShortCallTime, formatTalkTime } from '@/entities/call/utils/call-format';
+import { CALL_RECORD_LIST_PATH } from '@/entities/call/utils/call-paths';
 import { useCurrentUser } from '@/lib/api/get-current-user';
-import { useQueryCacheStore } from '@/stores/query-cache-store';
+import { formatPercent } from '@/lib/format';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
 import { useDashboard } from '../api/get-dashboard';
 import { useLatestCalls } from '../api/get-latest-calls';
@@ -16,29 +20,14 @@ type Figures = {
   abShare: number | null;
 };
 
-const percent = (rate: number | null | undefined) =>
-  rate === null || rate === undefined ? '-' : `${(rate * 100).toFixed(1).replace(/\.0$/, '')}%`;
-
 const minutes = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
-
-const talkTime = (seconds: number) =>
-  `${String(Math.floor(seconds / 60)).padStart(2, '0')}:${String(seconds % 60).padStart(2, '0')}`;
-
-const STATE_TEXT: Record<TaskSummary['state'], string> = {
-  draft: '草稿',
-  pending: '待开始',
-  running: '进行中',
-  paused: '已暂停',
-  completed: '已完成',
-  stopped: '已停止',
-};
 
 function FiguresCard({ title, figures }: { title: string; figures: Figures }) {
   const items = [
     { label: '通话数', value: figures.calls.toLocaleString('zh-CN') },
-    { label: '接通率', value: percent(figures.answerRate) },
+    { label: '接通率', value: formatPercent(figures.answerRate) },
     { label: '通话分钟', value: minutes(figures.talkMinutes) },
-    { label: 'A/B 意向占比', value: percent(figures.abShare) },
+    { label: 'A/B 意向占比', value: formatPercent(figures.abShare) },
   ];
   return (
     <section aria-label={title} className="rounded-lg border border-gray-200 bg-white p-5">
@@ -77,7 +66,7 @@ function RunningTasks({ tasks }: { tasks: TaskSummary[] }) {
                   {task.name}
                 </Link>
                 <span className="text-gray-500">
-                  {STATE_TEXT[task.state]} · {task.counts.finished}/{task.counts.total}
+                  {TASK_STATE_LABELS[task.state]} · {task.counts.finished}/{task.counts.total}
                 </span>
               </div>
               <Progress
@@ -94,12 +83,12 @@ function RunningTasks({ tasks }: { tasks: TaskSummary[] }) {
   );
 }
 
-function LatestCalls({ calls, onOpen }: { calls: CallSummary[]; onOpen: (call: CallSummary) => void }) {
+function LatestCalls({ calls }: { calls: CallSummary[] }) {
   return (
     <section aria-label="最近通话" className="rounded-lg border border-gray-200 bg-white p-5">
       <div className="mb-4 flex items-center justify-between">
         <h2 className="text-base font-medium text-gray-900">最近通话</h2>
-        <Link to="/call-record/list" className="text-sm">
+        <Link to={CALL_RECORD_LIST_PATH} className="text-sm">
           全部通话记录
         </Link>
       </div>
@@ -112,22 +101,16 @@ function LatestCalls({ calls, onOpen }: { calls: CallSummary[]; onOpen: (call: C
         <ul className="flex flex-col divide-y divide-gray-100">
           {calls.map((call) => (
             <li key={call.id} className="flex flex-wrap items-center justify-between gap-2 py-2 text-sm">
-              <Button type="link" size="small" className="!px-0" onClick={() => onOpen(call)}>
+              <CallDetailLink callId={call.id}>
                 {call.calleeNumber || call.callerNumber || '-'}
                 {call.contactName ? ` ${call.contactName}` : ''}
-              </Button>
+              </CallDetailLink>
               <span className="flex items-center gap-3 text-gray-500">
                 {call.taskName && <span>{call.taskName}</span>}
-                {call.endReason ? (
-                  <span>{END_REASON_LABELS[call.endReason]}</span>
-                ) : (
-                  <Tag color="processing" className="!m-0">
-                    通话中
-                  </Tag>
-                )}
-                <span>{talkTime(call.talkSeconds)}</span>
-                {call.intentGrade && <Tag className="!m-0">{call.intentGrade}</Tag>}
-                <span>{dayjs(call.startedAt).format('MM-DD HH:mm')}</span>
+                <CallEndReason call={call} />
+                <span>{formatTalkTime(call.talkSeconds)}</span>
+                {call.intentGrade && <CallGradeTag grade={call.intentGrade} compact />}
+                <span>{formatShortCallTime(call.startedAt)}</span>
               </span>
             </li>
           ))}
@@ -140,7 +123,6 @@ function LatestCalls({ calls, onOpen }: { calls: CallSummary[]; onOpen: (call: C
 export function DashboardPage() {
   const currentUser = useCurrentUser();
   const projectId = useUserStore(selectCurrentProjectId);
-  const navigate = useNavigate();
   const summary = useDashboard(projectId);
   const latest = useLatestCalls(projectId);
 
@@ -148,11 +130,6 @@ export function DashboardPage() {
   const currentProject = user?.projects[0];
   const data = summary.data;
   const isNewProject = Boolean(data && data.last7Days.calls === 0 && data.runningTasks.length === 0);
-
-  const openCall = (call: CallSummary) => {
-    useQueryCacheStore.getState().setCallDetailBackUrl('/dashboard');
-    navigate(`/call-record/detail/${encodeURIComponent(call.id)}`);
-  };
 
   return (
     <main className="mx-auto flex max-w-6xl flex-col gap-6 p-6">
@@ -200,7 +177,7 @@ export function DashboardPage() {
           </div>
           <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
             <RunningTasks tasks={data.runningTasks} />
-            <LatestCalls calls={latest.data?.items ?? []} onOpen={openCall} />
+            <LatestCalls calls={latest.data?.items ?? []} />
           </div>
         </>
       )}

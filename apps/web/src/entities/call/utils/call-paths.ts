@@ -1,6 +1,8 @@
 export const CALL_RECORD_LIST_PATH = '/call-record/list';
+export const CALL_DETAIL_PATH_PREFIX = '/call-record/detail/';
 
-export const callDetailPath = (id: string) => `/call-record/detail/${encodeURIComponent(id)}`;
+/** The call records section's detail page: every page that shows a call links here. */
+export const callDetailPath = (id: string) => `${CALL_DETAIL_PATH_PREFIX}${encodeURIComponent(id)}`;
 
 /** Pages a call detail may be opened from, and so return to: the records list, a task's calls, home. */
 const RETURN_PATHS = [CALL_RECORD_LIST_PATH, '/call-task/', '/dashboard'];

@@ -8,14 +8,22 @@ export function formatTalkTime(seconds: number): string {
   return `${String(minutes).padStart(2, '0')}:${String(whole % 60).padStart(2, '0')}`;
 }
 
+/** A turn's offset from the answer, as mm:ss. */
 export const formatOffset = (ms: number) => formatTalkTime(ms / 1000);
 
-export function formatDateTime(iso: string | null | undefined): string {
+/** When a call started or ended, to the second: lists and the detail show the same. */
+export function formatCallTime(iso: string | null | undefined): string {
   return iso ? dayjs(iso).format('YYYY-MM-DD HH:mm:ss') : '-';
+}
+
+/** The compact form for short lists (the dashboard's latest calls). */
+export function formatShortCallTime(iso: string | null | undefined): string {
+  return iso ? dayjs(iso).format('MM-DD HH:mm') : '-';
 }
 
 export const GRADE_COLORS: Record<IntentGrade, string> = { A: 'green', B: 'blue', C: 'default', D: 'red' };
 
 export const gradeLabel = (grade: IntentGrade) => `${grade} ${INTENT_GRADE_LABELS[grade]}`;
 
+/** Ringing counts as live too: what matters to a list is "this call is not over yet". */
 export const isLive = (status: string) => status === 'ringing' || status === 'in_progress';

@@ -1,0 +1,107 @@
+import type { CallDirection, EndReason } from '@callpilot/contracts';
+import dayjs from 'dayjs';
+import type { CachedDateRange } from '@/lib/list-cache';
+
+export type GradeFilter = 'A' | 'B' | 'C' | 'D' | 'none';
+export type CallSortField = 'startedAt' | 'talkSeconds' | 'turnCount';
+export type SortOrder = 'asc' | 'desc';
+
+/**
+ * The filters of a list of calls, as they are cached or put in a URL (plain JSON: the date range
+ * as ISO strings). Each list uses the subset its filter bar shows; sorting belongs to a table.
+ */
+export type CallFilters = {
+  range?: CachedDateRange;
+  direction?: CallDirection;
+  endReason: EndReason[];
+  intentGrade: GradeFilter[];
+  assistantId?: string;
+  number?: string;
+  talkMin?: number;
+  talkMax?: number;
+  tags: string[];
+  sort?: CallSortField;
+  order?: SortOrder;
+};
+
+export const CALL_PAGE_SIZE = 20;
+
+export const emptyCallFilters = (): CallFilters => ({ endReason: [], intentGrade: [], tags: [] });
+
+/**
+ * The last 7 days, up to the end of today rather than "now", so a call started while the list is
+ * open still falls inside the range and shows up live. Newest first.
+ */
+export function lastWeekCallFilters(now = dayjs()): CallFilters {
+  return {
+    ...emptyCallFilters(),
+    range: {
+      from: now.subtract(6, 'day').startOf('day').toISOString(),
+      to: now.endOf('day').toISOString(),
+    },
+    sort: 'startedAt',
+    order: 'desc',
+  };
+}
+
+/** A cache written by an older console may lack newer keys; the list must still open. */
+export const withFilterDefaults = (cached: Partial<CallFilters>): CallFilters => ({
+  ...emptyCallFilters(),
+  ...cached,
+});
+
+const LISTS = ['endReason', 'intentGrade', 'tags'] as const;
+
+/**
+ * The query string of a list of calls, its export and previous/next: lists comma-separated,
+ * empties left out. The same string is a page's URL state, read back by callFiltersFromQuery.
+ */
+export function toCallQuery(filters: CallFilters): Record<string, string> {
+  const query: Record<string, string> = {};
+  if (filters.range) {
+    query.from = filters.range.from;
+    query.to = filters.range.to;
+  }
+  if (filters.direction) query.direction = filters.direction;
+  for (const key of LISTS) if (filters[key].length > 0) query[key] = filters[key].join(',');
+  if (filters.assistantId) query.assistantId = filters.assistantId;
+  const number = filters.number?.trim();
+  if (number) query.number = number;
+  if (filters.talkMin !== undefined) query.talkMin = String(filters.talkMin);
+  if (filters.talkMax !== undefined) query.talkMax = String(filters.talkMax);
+  if (filters.sort) query.sort = filters.sort;
+  if (filters.order) query.order = filters.order;
+  return query;
+}
+
+const wholeSeconds = (value: string | null) =>
+  value !== null && value !== '' && Number.isInteger(Number(value)) && Number(value) >= 0
+    ? Number(value)
+    : undefined;
+
+/** Reads filters back from a URL's query (what toCallQuery wrote); unknown keys are ignored. */
+export function callFiltersFromQuery(params: URLSearchParams): CallFilters {
+  const list = (key: (typeof LISTS)[number]) => (params.get(key) ?? '').split(',').filter(Boolean);
+  const from = params.get('from');
+  const to = params.get('to');
+  const direction = params.get('direction');
+  const assistantId = params.get('assistantId');
+  const number = params.get('number');
+  const talkMin = wholeSeconds(params.get('talkMin'));
+  const talkMax = wholeSeconds(params.get('talkMax'));
+  const sort = params.get('sort');
+  const order = params.get('order');
+  return {
+    ...(from && to ? { range: { from, to } } : {}),
+    ...(direction === 'inbound' || direction === 'outbound' ? { direction } : {}),
+    endReason: list('endReason') as EndReason[],
+    intentGrade: list('intentGrade') as GradeFilter[],
+    tags: list('tags'),
+    ...(assistantId ? { assistantId } : {}),
+    ...(number ? { number } : {}),
+    ...(talkMin !== undefined ? { talkMin } : {}),
+    ...(talkMax !== undefined ? { talkMax } : {}),
+    ...(sort === 'startedAt' || sort === 'talkSeconds' || sort === 'turnCount' ? { sort } : {}),
+    ...(order === 'asc' || order === 'desc' ? { order } : {}),
+  };
+}
