@@ -327,8 +327,8 @@ describe('call records', () => {
 
     const opened = list.rows.nth(3);
     const openedKey = secondPage[3]!;
-    // The 被叫 column (the 主叫 is an 11-digit number too).
-    const callee = /1\d{10}/.exec(await textOf(opened.locator('td').nth(3)))?.[0];
+    // The 被叫 column: a mobile for an outbound call, the project's landline for an inbound one.
+    const callee = /1\d{10}|0\d{9,11}/.exec(await textOf(opened.locator('td').nth(3)))?.[0];
     expect(callee).toBeDefined();
     await opened.getByRole('link', { name: '详情', exact: true }).click();
     await p.waitForURL((url) => url.pathname === `/call-record/detail/${encodeURIComponent(openedKey)}`);

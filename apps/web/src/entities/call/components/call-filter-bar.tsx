@@ -8,7 +8,7 @@ import {
 } from '@callpilot/contracts';
 import { Button, DatePicker, Form, Input, InputNumber, Select, Space } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { useCallTags } from '../api/get-call-tags';
 import type { CallFilters, GradeFilter } from '../utils/call-filters';
 
@@ -118,17 +118,25 @@ export function CallFilterBar({
   const shows = (field: CallFilterField) => fields.includes(field);
   const tags = useCallTags(shows('tags') ? projectId : undefined);
   const key = shownKey(filters);
+  // What this bar itself searched for last: the form already shows it, and writing it back could
+  // overwrite what the user started typing since (a picker's Enter searches mid-edit).
+  const searched = useRef<string | null>(null);
+  const search = (next: CallFilters) => {
+    searched.current = shownKey(next);
+    onSearch(next);
+  };
 
   // The page may change the filters itself (back from a detail, a URL): show what is applied.
   // biome-ignore lint/correctness/useExhaustiveDependencies: the key is the identity of the shown filters
   useEffect(() => {
+    if (key === searched.current) return;
     form.setFieldsValue(toFormValues(filters));
   }, [key, form]);
 
   const reset = () => {
     const next = resetTo();
     form.setFieldsValue(toFormValues(next));
-    onSearch(next);
+    search(next);
   };
 
   return (
@@ -137,7 +145,7 @@ export function CallFilterBar({
       layout="inline"
       className="flex flex-wrap gap-y-3"
       initialValues={toFormValues(filters)}
-      onFinish={(values) => onSearch(toFilters(values, filters))}
+      onFinish={(values) => search(toFilters(values, filters))}
     >
       {shows('range') && (
         <Form.Item name="range" label="时间">
