@@ -3,7 +3,7 @@ import autocannon from 'autocannon';
 import { repoRoot } from './lib/paths';
 import { freePort, httpRequest, spawnNode, waitForOk, withScope } from './lib/proc';
 import { type BudgetResult, budget, fmtInt, fmtPct, fmtRatio, table } from './lib/report';
-import { DEMO_EMAIL, login, startServer } from './lib/server';
+import { DEMO_EMAIL, demoSettled, login, startServer } from './lib/server';
 
 const CONNECTIONS = 10;
 const WARMUP_S = 2;
@@ -71,6 +71,9 @@ export async function httpBenchmark(): Promise<BudgetResult[]> {
       const server = await startServer(scope, { env });
       const token = await login(server.baseUrl);
       const headers = { authorization: `Bearer ${token}` };
+      // Measure a settled server: the demo history is produced in the background after a first start.
+      const settleMs = await demoSettled(server.baseUrl, token);
+      console.log(`  ${name}: demo history settled ${(settleMs / 1000).toFixed(0)} s after login`);
       // A 401 is cheaper than the real work, so make sure the token works before measuring with it.
       const check = await httpRequest(`${server.baseUrl}/api/user/current`, { headers });
       if (check.status !== 200) {

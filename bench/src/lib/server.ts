@@ -93,3 +93,43 @@ export async function login(baseUrl: string): Promise<string> {
   }
   return token;
 }
+
+/**
+ * Waits until the demo project's background history is complete: its calls and tasks made, none
+ * live, every recording mixed. A server still producing it spends a core on that, which would be
+ * measured as the API's cost.
+ */
+export async function demoSettled(baseUrl: string, token: string, timeoutMs = 300_000): Promise<number> {
+  const started = performance.now();
+  const headers = { authorization: `Bearer ${token}` };
+  const get = async <T>(path: string): Promise<T> => {
+    const res = await httpRequest(`${baseUrl}${path}`, { headers });
+    if (res.status !== 200) throw new Error(`GET ${path} answered ${res.status}: ${res.body.slice(0, 300)}`);
+    return (JSON.parse(res.body) as { data: T }).data;
+  };
+  const projectId = (await get<{ projects: { id: string }[] }>('/api/user/current')).projects[0]?.id;
+  if (!projectId) throw new Error('the demo user has no project');
+  let state = 'no answer yet';
+  while (performance.now() - started < timeoutMs) {
+    type Page = { total: number; items: { status: string; recording: string }[] };
+    const calls: Page['items'] = [];
+    for (let page = 1; ; page++) {
+      const list = await get<Page>(`/api/project/${projectId}/calls?pageSize=100&page=${page}`);
+      calls.push(...list.items);
+      if (calls.length >= list.total || list.items.length === 0) break;
+    }
+    const tasks = await get<{ items: { id: string; state: string }[] }>(
+      `/api/project/${projectId}/tasks?pageSize=100`,
+    );
+    const demoTasks = tasks.items.filter((t) => t.id.startsWith('demo-task-'));
+    const live = calls.filter((c) => c.status !== 'ended').length;
+    const mixing = calls.filter((c) => c.recording === 'pending').length;
+    const dialling = demoTasks.filter((t) => t.state === 'running' || t.state === 'pending').length;
+    state = `${calls.length} calls, ${live} live, ${mixing} recordings mixing, ${demoTasks.length} demo tasks (${dialling} dialling)`;
+    if (calls.length >= 200 && live === 0 && mixing === 0 && demoTasks.length >= 3 && dialling === 0) {
+      return performance.now() - started;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
+  throw new Error(`the demo history did not settle in ${Math.round(timeoutMs / 1000)} s: ${state}`);
+}
