@@ -477,6 +477,8 @@ export function createRuntime({ database, env, log, providers, clock: given }: R
         log.warn({ count: closed.length }, 'calls left live by a stopped process closed as interrupted');
       sweepTimer = setInterval(() => {
         repository.closeOrphaned().catch(onError);
+        // A mix another process claimed and never finished (it died) is taken up once its claim expires.
+        void recordingWorker.kick();
       }, ORPHAN_SWEEP_MS);
       sweepTimer.unref();
       knowledgeWorker = startKnowledgeWorker(db, {
