@@ -103,6 +103,23 @@ describe('parse', () => {
     expect(ok(parse(written)).body.toString('utf8')).toBe(text);
   });
 
+  it('rejects a datagram cut before the blank line, without answering it', () => {
+    const cut = wire(INVITE_LINES, SDP).subarray(0, 200);
+    expect(parse(cut)).toMatchObject({
+      ok: false,
+      reason: 'no blank line after the headers',
+      respondable: false,
+    });
+  });
+
+  it('skips CRLFs before the start line and accepts bare LF line ends', () => {
+    const [head] = wire(INVITE_LINES, SDP).toString().split('\r\n\r\n');
+    const lf = Buffer.from(`\r\n\r\n${head!.replace(/\r\n/g, '\n')}\n\n${SDP}`);
+    const message = ok(parse(lf));
+    expect(message.headers.get('CSeq')).toBe('314159 INVITE');
+    expect(message.body.toString()).toBe(SDP);
+  });
+
   it('takes the rest of a datagram as the body when Content-Length is absent', () => {
     const lines = INVITE_LINES.filter((line) => !line.startsWith('Content-Length'));
     expect(ok(parse(wire(lines, SDP))).body.toString()).toBe(SDP);
@@ -432,6 +449,13 @@ describe('createStreamFramer', () => {
     expect(messages).toHaveLength(2);
     expect(messages[1]!.body.toString('utf8')).toBe(chineseBody);
     expect(pings).toBe(2);
+  });
+
+  it('emits every message of a large chunk carrying many', () => {
+    const { framer, messages } = collect();
+    framer.push(Buffer.concat(Array.from({ length: 500 }, () => second)));
+    expect(messages).toHaveLength(500);
+    expect(framer.buffered).toBe(0);
   });
 
   it('reports an unparsable but well-framed message and keeps going', () => {

@@ -461,6 +461,7 @@ export interface NameAddr {
 /**
  * Parses name-addr (`"Display" <uri>;tag=x`, `Display <uri>`) and addr-spec (`uri;tag=x`) forms.
  * In addr-spec form every `;` belongs to the header, not to the URI (RFC 3261 §20.10).
+ * `Contact: *` (REGISTER removing all bindings) is not an address: callers check for it first.
  */
 export function parseNameAddr(text: string): NameAddr | null {
   const value = text.trim();
@@ -712,7 +713,6 @@ function parseBytes(buffer: Buffer, mode: Mode): ParseResult {
   const start = skipBlankLines(buffer, 0, buffer.length);
   if (start >= buffer.length) return { ok: false, reason: 'empty message', respondable: false };
   const end = findHeaderEnd(buffer, start, buffer.length);
-  // A datagram cut right after its last header still says all it means; a stream always frames.
   const headEnd = end?.headEnd ?? buffer.length;
   const bodyStart = end?.bodyStart ?? buffer.length;
   const head = parseHead(buffer, start, headEnd);
@@ -740,6 +740,9 @@ function parseBytes(buffer: Buffer, mode: Mode): ParseResult {
   const respondable = startLine.kind === 'request' && missing === undefined;
   const fail = (reason: string): ParseFailure => ({ ok: false, reason, respondable, partial });
 
+  // Without the blank line the datagram was cut short: its last header may be cut too, so no
+  // answer is built from it; the sender retransmits.
+  if (!end) return { ok: false, reason: 'no blank line after the headers', respondable: false, partial };
   if (head.problems.length > 0) return fail(head.problems[0]!);
   if (missing) return fail(missing);
   const contentLength = contentLengthOf(headers);
@@ -799,6 +802,9 @@ export function createStreamFramer(
 ): StreamFramer {
   const maxBytes = options.maxMessageBytes ?? 64 * 1024;
   let buffer = Buffer.alloc(4096);
+  // Bytes [offset, length) are unread; compacting once per push keeps many small messages in one
+  // chunk linear instead of shifting the rest after each of them.
+  let offset = 0;
   let length = 0;
   // Where the search for the blank line resumes, so byte-by-byte input stays linear.
   let scanned = 0;
@@ -807,40 +813,41 @@ export function createStreamFramer(
 
   const breakWith = (failure: ParseFailure) => {
     broken = true;
+    offset = 0;
     length = 0;
     onError(failure);
   };
 
   const consume = (count: number) => {
-    buffer.copyWithin(0, count, length);
-    length -= count;
-    scanned = 0;
+    offset += count;
+    scanned = offset;
   };
 
   const drain = () => {
-    while (!broken && length > 0) {
-      const start = skipBlankLines(buffer, 0, length);
-      if (start > 0) {
+    while (!broken && offset < length) {
+      const start = skipBlankLines(buffer, offset, length);
+      if (start > offset) {
         // Kept across pushes: a ping may arrive one byte per segment.
-        blanks = (blanks + buffer.toString('latin1', 0, start)).slice(-4);
+        blanks = (blanks + buffer.toString('latin1', offset, start)).slice(-4);
         if (blanks === '\r\n\r\n') {
           blanks = '';
           options.onKeepAlive?.();
         }
-        consume(start);
+        consume(start - offset);
         continue;
       }
       blanks = '';
-      const end = findHeaderEnd(buffer, Math.max(0, scanned - 2), length);
+      const end = findHeaderEnd(buffer, Math.max(offset, scanned - 2), length);
       if (!end) {
         scanned = length;
-        if (length > maxBytes) breakWith({ ok: false, reason: 'message too large', respondable: false });
+        if (length - offset > maxBytes)
+          breakWith({ ok: false, reason: 'message too large', respondable: false });
         return;
       }
-      const head = parseHead(buffer, 0, end.headEnd);
+      const head = parseHead(buffer, offset, end.headEnd);
       const contentLength = contentLengthOf(head.headers);
       if (contentLength === undefined || typeof contentLength === 'string') {
-        const failure = parseBytes(Buffer.from(buffer.subarray(0, end.bodyStart)), 'stream');
+        const failure = parseBytes(Buffer.from(buffer.subarray(offset, end.bodyStart)), 'stream');
         breakWith(
           failure.ok
             ? { ok: false, reason: 'missing Content-Length on a stream', respondable: false }
@@ -848,14 +855,14 @@ export function createStreamFramer(
         );
         return;
       }
-      const total = end.bodyStart + contentLength;
+      const total = end.bodyStart - offset + contentLength;
       if (total > maxBytes) {
         breakWith({ ok: false, reason: 'message too large', respondable: false });
         return;
       }
       // Not advancing `scanned` here: the blank line just found must be found again next time.
-      if (length < total) return;
-      const result = parse(buffer.subarray(0, total));
+      if (length - offset < total) return;
+      const result = parse(buffer.subarray(offset, offset + total));
       consume(total);
       if (result.ok) onMessage(result.message);
       else onError(result);
@@ -865,6 +872,12 @@ export function createStreamFramer(
   return {
     push(chunk: Buffer) {
       if (broken || chunk.length === 0) return;
+      if (offset > 0) {
+        buffer.copyWithin(0, offset, length);
+        length -= offset;
+        scanned = Math.max(0, scanned - offset);
+        offset = 0;
+      }
       if (length + chunk.length > buffer.length) {
         const grown = Buffer.alloc(Math.max(buffer.length * 2, length + chunk.length));
         buffer.copy(grown, 0, 0, length);
@@ -875,7 +888,7 @@ export function createStreamFramer(
       drain();
     },
     get buffered() {
-      return length;
+      return length - offset;
     },
     get broken() {
       return broken;
