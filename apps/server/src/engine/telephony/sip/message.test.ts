@@ -640,6 +640,7 @@ describe('RFC 4475 torture messages', () => {
       ['lr', null],
       ['name', 'value%41'],
     ]);
+    expect(parseUri(formatUri(contact))).toEqual(contact);
   });
 
   it('lwsdisp: no whitespace between display name and <', () => {

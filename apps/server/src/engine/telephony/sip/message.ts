@@ -418,20 +418,23 @@ export function parseUri(text: string): SipUri | null {
   return uri;
 }
 
-// Characters a user part may carry unescaped (RFC 3261 §25.1 unreserved / user-unreserved).
+// Characters each URI part may carry unescaped (RFC 3261 §25.1: user-unreserved, param-unreserved).
 const USER_SAFE = /[A-Za-z0-9\-_.!~*'()&=+$,;?/]/;
-const escapeUser = (text: string) =>
+const PARAM_SAFE = /[A-Za-z0-9\-_.!~*'()[\]/:&+$]/;
+const escapeWith = (safe: RegExp) => (text: string) =>
   [...Buffer.from(text, 'utf8')]
     .map((byte) => {
       const char = String.fromCharCode(byte);
-      return byte < 0x80 && USER_SAFE.test(char)
-        ? char
-        : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+      return byte < 0x80 && safe.test(char) ? char : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
     })
     .join('');
+const escapeUser = escapeWith(USER_SAFE);
+const escapeParam = escapeWith(PARAM_SAFE);
 
 export function formatUri(uri: SipUri): string {
-  const params = [...uri.params].map(([name, value]) => (value === null ? `;${name}` : `;${name}=${value}`));
+  const params = [...uri.params].map(([name, value]) =>
+    value === null ? `;${escapeParam(name)}` : `;${escapeParam(name)}=${escapeParam(value)}`,
+  );
   if (uri.scheme === 'tel') return `tel:${uri.user ?? ''}${params.join('')}`;
   let text = `${uri.scheme}:`;
   if (uri.user !== undefined) {
