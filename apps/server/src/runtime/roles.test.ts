@@ -98,9 +98,13 @@ describe('process roles', () => {
         'the test call to end',
       );
       expect(ended).toMatchObject({ endReason: 'completed', direction: 'outbound' });
-      const mine = seenByApi
-        .filter((e) => ('call' in e ? e.call.id : e.callId) === callId)
-        .map((e) => e.type);
+      // Relayed events arrive a moment after the row they announce: wait for the end's.
+      const mine = await until(
+        async () =>
+          seenByApi.filter((e) => ('call' in e ? e.call.id : e.callId) === callId).map((e) => e.type),
+        (types) => types.includes('ended'),
+        "the API process to hear the call's end",
+      );
       expect(mine[0]).toBe('started');
       expect(mine).toContain('turn');
       expect(mine).toContain('ended');
