@@ -28,10 +28,6 @@ export class LiveCalls {
     private readonly onError: (err: unknown) => void,
   ) {}
 
-  get size(): number {
-    return this.calls.size;
-  }
-
   async start(database: Pick<DatabaseHandle, 'kind' | 'listen' | 'notify'>): Promise<void> {
     this.relay = await startRelay(
       database,
@@ -62,10 +58,6 @@ export class LiveCalls {
   add(callId: string, call: LiveCall, running: Promise<unknown>): void {
     this.calls.set(callId, call);
     void running.finally(() => this.calls.delete(callId)).catch(() => {});
-  }
-
-  has(callId: string): boolean {
-    return this.calls.has(callId);
   }
 
   private hangUpHere(callId: string): boolean {

@@ -425,7 +425,7 @@ export function createRuntime({ database, env, log, providers, clock: given }: R
     seedingTasks,
 
     /** The engine's parts for the demo seeding and the benchmarks. */
-    engine: { ports, callDeps, simFor, dialer, keep, shutdown: shutdown.signal },
+    engine: { ports, callDeps },
 
     async start(): Promise<void> {
       // Relayed events are read back one after another, so they are delivered in the order sent.
