@@ -424,7 +424,7 @@ export function createRuntime({ database, env, log, providers, clock: given }: R
     /** Tasks this process's dialer must leave alone (the demo seeding dials them on its own clock). */
     seedingTasks,
 
-    /** The engine's parts for the demo seeding and the benchmarks. */
+    /** The engine's parts the demo seeding runs its simulated history with. */
     engine: { ports, callDeps },
 
     async start(): Promise<void> {
