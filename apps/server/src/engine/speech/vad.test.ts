@@ -203,6 +203,29 @@ describe('endpointing a caller with WebRTC VAD', () => {
     expect(await endpoint(samples)).toEqual([]);
   });
 
+  it.each([
+    ['a near-silent line (±1 LSB)', -99, -50, 0],
+    ['a quiet line (-70 dBFS)', -70, -50, 0],
+    ['a caller walking into the street (-60 to -45 dBFS)', -60, -45, 2],
+    ['a line 20 dB noisier', -60, -40, 2],
+  ] as const)('settles within 2 s after %s gets noisy', async (_, before, after, mostEvents) => {
+    const noise = random(12);
+    const samples = new Int16Array(12 * 8000);
+    for (let i = 0; i < samples.length; i++) {
+      const level = i < 2 * 8000 ? before : after;
+      samples[i] =
+        before < -90 && i < 2 * 8000
+          ? (i % 2) * 2 - 1
+          : clamp16(32768 * 10 ** (level / 20) * noise.gaussian());
+    }
+    const events = await endpoint(samples);
+    // From near silence nothing barges in; a big step may start one false utterance, which ends
+    // by 2 s after the step, not the 3-5 s libfvad alone needs.
+    expect(events.length).toBeLessThanOrEqual(mostEvents);
+    if (events.length > 0) expect(events.map((event) => event.type)).toEqual(['speech_start', 'speech_end']);
+    for (const event of events) expect(event.atMs).toBeLessThanOrEqual(2000 + 2000);
+  });
+
   it('does not barge in on clicks, but does on a two-syllable answer', async () => {
     const line = call([10_000], -55, 5);
     const noise = random(9);
