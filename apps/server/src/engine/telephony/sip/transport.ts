@@ -225,11 +225,10 @@ export async function createSipTransport(options: SipTransportOptions): Promise<
     const via = parseVia(request.headers.get('Via') ?? '');
     if (!via) return;
     const asked = via.rport === true;
-    if (asked || stripBrackets(via.host).toLowerCase() !== source.address.toLowerCase()) {
-      via.received = source.address;
-    }
+    if (!asked && stripBrackets(via.host).toLowerCase() === source.address.toLowerCase()) return;
+    via.received = source.address;
     if (asked) via.rport = source.port;
-    if (via.received !== undefined || asked) request.headers.setFirst('Via', formatVia(via));
+    request.headers.setFirst('Via', formatVia(via));
   };
 
   /** §18.1.2: a response whose top Via sent-by is not what we insert is not ours. */
