@@ -129,8 +129,10 @@ export interface TransactionStats {
   absorbed: number;
   timeouts: number;
   transportErrors: number;
+  /** 2xx responses to INVITE passed to `onStrayResponse`. */
   strayResponses: number;
-  strayAcks: number;
+  /** ACKs passed to `onAck`: for a 2xx, or matching no transaction. */
+  acksToTu: number;
   /** Responses no transaction takes and the TU does not need (non-2xx, or more than one Via). */
   droppedResponses: number;
   /** A TU callback threw. */
@@ -246,7 +248,7 @@ export function createTransactionLayer(options: TransactionLayerOptions): Transa
     timeouts: 0,
     transportErrors: 0,
     strayResponses: 0,
-    strayAcks: 0,
+    acksToTu: 0,
     droppedResponses: 0,
     callbackErrors: 0,
   };
@@ -617,7 +619,7 @@ export function createTransactionLayer(options: TransactionLayerOptions): Transa
   }
 
   const deliverAck = (ack: SipRequest, source: SipEndpoint) => {
-    stats.strayAcks++;
+    stats.acksToTu++;
     safely('onAck', () => ackHandler?.(ack, source));
   };
 
