@@ -3,6 +3,7 @@ import { Random } from '../sim/random';
 import {
   createStreamFramer,
   formatUri,
+  formatVia,
   getParam,
   isRequest,
   type ParseResult,
@@ -355,6 +356,27 @@ describe('header grammars', () => {
     expect(parseCSeq('4294967295 BYE')).toEqual({ seq: 4294967295, method: 'BYE' });
     expect(parseCSeq('4294967296 BYE')).toBeNull();
     expect(parseCSeq('-1 BYE')).toBeNull();
+  });
+
+  it('writes a stamped Via that parses back, keeping the other parameters in order', () => {
+    const via = parseVia('SIP/2.0/UDP 10.0.0.1;branch=z9hG4bKa;rport;x-tag="a b"')!;
+    const stamped = formatVia({
+      ...via,
+      host: '[2001:db8::1]',
+      port: 5062,
+      received: '2001:db8::9',
+      rport: 40000,
+    });
+    expect(stamped).toBe(
+      'SIP/2.0/UDP [2001:db8::1]:5062;branch=z9hG4bKa;rport=40000;x-tag="a b";received=2001:db8::9',
+    );
+    expect(parseVia(stamped)).toMatchObject({ host: '[2001:db8::1]', rport: 40000, received: '2001:db8::9' });
+    const headers = new SipHeaders([
+      ['Via', 'SIP/2.0/UDP a'],
+      ['Via', 'SIP/2.0/UDP b'],
+    ]);
+    headers.setFirst('v', 'SIP/2.0/UDP c');
+    expect(headers.getAll('Via')).toEqual(['SIP/2.0/UDP c', 'SIP/2.0/UDP b']);
   });
 });
 

@@ -199,6 +199,15 @@ export class SipHeaders {
     return this;
   }
 
+  /** Replaces the first value only (the topmost Via), appending when the header is absent. */
+  setFirst(name: string, value: string): this {
+    const key = canonicalHeaderName(name);
+    const header = this.list.find((entry) => entry.name === key);
+    if (header) header.value = value;
+    else this.list.push({ name: key, value });
+    return this;
+  }
+
   /** Prepends, as a proxy adds its own Via on top. */
   prepend(name: string, value: string): this {
     this.list.unshift({ name: canonicalHeaderName(name), value });
@@ -548,6 +557,26 @@ export function parseVia(text: string): Via | null {
     else return null;
   }
   return via;
+}
+
+/**
+ * Writes a Via value. `branch`, `received` and `rport` are taken from the fields when set (they
+ * win over `params`), so a transport can stamp them without touching the other parameters,
+ * whose order is kept.
+ */
+export function formatVia(via: Via): string {
+  const params: SipParams = new Map(via.params);
+  if (via.branch !== undefined) params.set('branch', via.branch);
+  if (via.received !== undefined) params.set('received', via.received);
+  if (via.rport !== undefined) params.set('rport', via.rport === true ? null : String(via.rport));
+  const port = via.port === undefined ? '' : `:${via.port}`;
+  let text = `${via.protocol}/${via.transport} ${via.host}${port}`;
+  for (const [name, value] of params) {
+    if (value === null) text += `;${name}`;
+    else if (/^[^\s";,\\]+$/.test(value)) text += `;${name}=${value}`;
+    else text += `;${name}="${value.replace(/["\\]/g, (char) => `\\${char}`)}"`;
+  }
+  return text;
 }
 
 export interface CSeq {
