@@ -7,7 +7,7 @@
  * the first route carries `lr`; a strict router (no `lr`) is handled per §12.2.1.1 since old
  * carrier SBCs in China still behave like that.
  */
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import {
   type CSeq,
   getParam,
@@ -20,23 +20,16 @@ import {
   type SipResponse,
   type SipUri,
 } from './message';
+import { createResponse, newBranch, newTag } from './transaction';
+import type { SipEndpoint, SipProtocol } from './transport';
 
-export type SipTransportName = 'udp' | 'tcp';
+export type SipTransportName = SipProtocol;
 
 /** Where a request goes next: the resolved host of a Route or Request-URI. */
-export interface SipDestination {
-  protocol: SipTransportName;
-  address: string;
-  port: number;
-}
+export type SipDestination = SipEndpoint;
 
-/** RFC 3261 magic cookie: branches starting with it are unique per transaction (§8.1.1.7). */
-export const BRANCH_COOKIE = 'z9hG4bK';
-
-const token = (bytes: number) => randomBytes(bytes).toString('hex');
-export const newTag = () => token(6);
-export const newBranch = () => `${BRANCH_COOKIE}${token(8)}`;
-export const newCallId = (host: string) => `${token(12)}@${host}`;
+export { newBranch, newTag };
+export const newCallId = (host: string) => `${randomUUID()}@${host}`;
 
 /** The destination a URI names (RFC 3263 without SRV/NAPTR: host, port or 5060, transport param). */
 export function uriDestination(uri: SipUri, fallback: SipTransportName = 'udp'): SipDestination {
@@ -76,20 +69,15 @@ export function buildResponse(
   reason: string,
   options: { toTag?: string; headers?: Iterable<readonly [string, string]>; body?: Buffer } = {},
 ): SipResponse {
-  const headers = new Headers();
-  for (const via of request.headers.getAll('Via')) headers.append('Via', via);
-  headers.append('From', request.headers.get('From') ?? '');
-  const to = request.headers.get('To') ?? '';
-  headers.append('To', options.toTag && status > 100 ? withTag(to, options.toTag) : to);
-  headers.append('Call-ID', request.headers.get('Call-ID') ?? '');
-  headers.append('CSeq', request.headers.get('CSeq') ?? '');
+  const response = createResponse(request, status, reason, options.toTag);
+  const { headers } = response;
   if (status > 100 && status < 300 && (request.method === 'INVITE' || request.method === 'SUBSCRIBE')) {
     for (const route of request.headers.getAll('Record-Route')) headers.append('Record-Route', route);
   }
   for (const [name, value] of options.headers ?? []) headers.append(name, value);
-  const body = options.body ?? Buffer.alloc(0);
-  headers.set('Content-Length', String(body.length));
-  return { status, reason, version: 'SIP/2.0', headers, body };
+  response.body = options.body ?? Buffer.alloc(0);
+  headers.set('Content-Length', String(response.body.length));
+  return response;
 }
 
 export type DialogState = 'early' | 'confirmed' | 'terminated';

@@ -68,6 +68,8 @@ export interface TransactionLayerOptions {
   t4?: number;
   /** See the bounds above. Default 180 s. */
   inviteLimitMs?: number;
+  /** Timer D, default 32 s; tests that check nothing is left shorten it with T1. */
+  timerD?: number;
   logger?: SipLogger;
 }
 
@@ -236,6 +238,7 @@ export function createTransactionLayer(options: TransactionLayerOptions): Transa
   const T2 = options.t2 ?? 4_000;
   const T4 = options.t4 ?? 5_000;
   const inviteLimitMs = options.inviteLimitMs ?? 180_000;
+  const timerD = options.timerD ?? TIMER_D_MS;
   const clients = new Map<string, ClientTx>();
   const servers = new Map<string, ServerTx>();
   const stats: TransactionStats = {
@@ -425,7 +428,7 @@ export function createTransactionLayer(options: TransactionLayerOptions): Transa
       this.timers.clearAll();
       this.pendingCancel = undefined;
       safely('onFinal', () => this.handlers.onFinal(response));
-      this.waitThenTerminate(this.reliable ? 0 : TIMER_D_MS);
+      this.waitThenTerminate(this.reliable ? 0 : timerD);
     }
 
     private sendAck(response: SipResponse) {

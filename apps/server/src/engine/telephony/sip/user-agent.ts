@@ -617,11 +617,7 @@ export class SipUserAgent {
   }
 
   /** Sends an out-of-dialog OPTIONS (a trunk's health ping) and resolves with its final status. */
-  options(
-    uri: string,
-    destination: SipDestination,
-    from: string,
-  ): Promise<{ status: number; rttMs: number }> {
+  ping(uri: string, destination: SipDestination, from: string): Promise<{ status: number; rttMs: number }> {
     const started = this.now();
     const request = createRequest('OPTIONS', uri, {
       from: `${from};tag=${newTag()}`,
