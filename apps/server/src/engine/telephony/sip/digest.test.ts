@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import {
   computeDigestResponse,
@@ -202,6 +203,13 @@ describe('SIP requests', () => {
     });
     expect(auth.hasCredentials).toBe(false);
   });
+});
+
+it('never shows the password when the authenticator is logged', () => {
+  const auth = new DigestAuthenticator({ username: 'u', password: 'trunk-secret-42' });
+  auth.onChallenge('www', ['Digest realm="r", nonce="n"'], false);
+  expect(JSON.stringify(auth)).not.toContain('trunk-secret-42');
+  expect(inspect(auth, { depth: 10, showHidden: true })).not.toContain('trunk-secret-42');
 });
 
 describe('parseChallenge', () => {

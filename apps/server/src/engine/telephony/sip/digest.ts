@@ -251,11 +251,11 @@ const cacheKey = (kind: ChallengeKind, realm: string) => `${kind}\u0000${realm}`
 export class DigestAuthenticator {
   private readonly entries = new Map<string, CacheEntry>();
   private readonly newCnonce: () => string;
+  // A true private field: a logger serialising the authenticator (or a UA holding it) never sees the password.
+  readonly #credentials: DigestCredentials;
 
-  constructor(
-    private readonly credentials: DigestCredentials,
-    options: { cnonce?: () => string } = {},
-  ) {
+  constructor(credentials: DigestCredentials, options: { cnonce?: () => string } = {}) {
+    this.#credentials = { ...credentials };
     this.newCnonce = options.cnonce ?? (() => randomBytes(12).toString('hex'));
   }
 
@@ -274,7 +274,7 @@ export class DigestAuthenticator {
       if (challenge && !chosen.has(challenge.realm)) chosen.set(challenge.realm, challenge);
     }
     if (chosen.size === 0) return { ok: false, reason: 'no_usable_challenge' };
-    const wanted = this.credentials.realm;
+    const wanted = this.#credentials.realm;
     if (wanted !== undefined && !chosen.has(wanted)) return { ok: false, reason: 'realm_not_ours' };
     for (const challenge of chosen.values()) {
       if (wanted !== undefined && challenge.realm !== wanted) continue;
@@ -316,8 +316,8 @@ export class DigestAuthenticator {
       }
       const response = computeDigestResponse({
         algorithm: challenge.algorithm,
-        username: this.credentials.username,
-        password: this.credentials.password,
+        username: this.#credentials.username,
+        password: this.#credentials.password,
         realm: challenge.realm,
         nonce: challenge.nonce,
         method: request.method,
@@ -330,7 +330,7 @@ export class DigestAuthenticator {
       headers.push({
         name: entry.kind === 'www' ? 'Authorization' : 'Proxy-Authorization',
         value: formatCredentials({
-          username: this.credentials.username,
+          username: this.#credentials.username,
           realm: challenge.realm,
           nonce: challenge.nonce,
           uri: request.uri,
