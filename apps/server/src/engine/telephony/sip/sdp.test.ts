@@ -407,6 +407,14 @@ describe('createOffer and applyAnswer', () => {
     expect(refresh.sdp).toBe(offer.sdp);
   });
 
+  it('re-offers the codec and telephone-event number an earlier answer settled', () => {
+    const answered = answerOffer(CARRIER_PCMU_96, local);
+    if (!answered.ok) throw new Error(answered.reason);
+    const hold = createReoffer(answered.local, { direction: 'sendonly' });
+    expect(mLines(hold.sdp)).toEqual(['m=audio 40000 RTP/AVP 0 8 96']);
+    expect(hold.sdp).toContain('o=- 42 2 IN IP4 192.0.2.10');
+  });
+
   it('keeps declined m-lines in a re-offer after answering a call with video', () => {
     const withVideo = sdp(
       'v=0',

@@ -383,10 +383,17 @@ export function answerOffer(
     remoteHold: !audio.flags.recv,
     remoteOrigin: origin,
   };
+  // Later re-offers keep what this answer settled: the chosen codec first and the far end's
+  // telephone-event number, so a hold re-INVITE does not switch codec or renumber events.
+  const settled: ResolvedOptions = {
+    ...options,
+    codecs: [codec, ...options.codecs.filter((other) => other !== codec)],
+    telephoneEventPayloadType: te ?? options.telephoneEventPayloadType,
+  };
   return {
     ok: true,
     sdp,
-    local: { sdp, sessionId: options.sessionId, version, options, layout },
+    local: { sdp, sessionId: options.sessionId, version, options: settled, layout },
     negotiated,
   };
 }
