@@ -22,6 +22,7 @@ import {
   type SipTransportName,
   tagOf,
 } from './dialog';
+import type { DigestAuthenticator } from './digest';
 import { parseNameAddr, type SipRequest, type SipResponse } from './message';
 
 export interface SipTimerPort {
@@ -333,10 +334,10 @@ export interface InviteOptions {
   sdp?: string;
   headers?: Iterable<readonly [string, string]>;
   /**
-   * A challenge answered with credentials: returns the header to add (Authorization or
-   * Proxy-Authorization) and its value, or null when we have none for that realm.
+   * The trunk's credentials: 401/407 challenges are answered once each (RFC 3261 §22.2), and
+   * the session keeps them for its in-dialog requests (BYE, re-INVITE).
    */
-  authorize?: (challenge: SipResponse, request: SipRequest) => [string, string] | null;
+  auth?: DigestAuthenticator;
   /** Provisional responses, for early media (183 with SDP) and progress. */
   onProvisional?: (response: SipResponse) => void;
   signal?: AbortSignal;
@@ -510,8 +511,11 @@ export class SipUserAgent {
       let current: ClientTransactionHandle | null = null;
       let provisional = false;
       let cancelWanted = false;
-      let auth: [string, string] | null = null;
       let challenged = 0;
+      const credentials = (request: { uri: string; body?: Buffer }): [string, string][] =>
+        (options.auth?.authorize({ method: 'INVITE', uri: request.uri, body: request.body }) ?? []).map(
+          (header) => [header.name, header.value],
+        );
       const confirmed = new Map<string, InviteSession>();
 
       const settle = (outcome: InviteOutcome) => {
@@ -528,7 +532,9 @@ export class SipUserAgent {
       options.signal?.addEventListener('abort', onAbort, { once: true });
 
       const send = () => {
-        const request = build(auth ? [auth] : []);
+        const request = build(
+          credentials({ uri: options.uri, body: options.sdp ? Buffer.from(options.sdp) : undefined }),
+        );
         current = this.port.request(request, options.destination, {
           onResponse: (response) => onResponse(request, response),
           onFailure: (kind) =>
@@ -543,7 +549,9 @@ export class SipUserAgent {
 
       const ack = (request: SipRequest, dialog: Dialog) => {
         const ackRequest = dialog.createRequest('ACK', { cseq: cseqOf(request)?.seq ?? cseq });
-        if (auth) ackRequest.request.headers.append(auth[0], auth[1]);
+        for (const name of ['Authorization', 'Proxy-Authorization']) {
+          for (const value of request.headers.getAll(name)) ackRequest.request.headers.append(name, value);
+        }
         this.port.sendAck(ackRequest.request, ackRequest.destination);
       };
 
@@ -584,16 +592,11 @@ export class SipUserAgent {
           settle({ answered: true, session, response });
           return;
         }
-        if (
-          (response.status === 401 || response.status === 407) &&
-          options.authorize &&
-          challenged < 2 &&
-          !cancelWanted
-        ) {
-          const header = options.authorize(response, request);
-          if (header) {
+        if ((response.status === 401 || response.status === 407) && options.auth && !cancelWanted) {
+          const kind = response.status === 401 ? 'www' : 'proxy';
+          const values = response.headers.getAll(kind === 'www' ? 'WWW-Authenticate' : 'Proxy-Authenticate');
+          if (challenged < 3 && options.auth.onChallenge(kind, values, challenged > 0).ok) {
             challenged++;
-            auth = header;
             cseq++;
             send();
             return;
