@@ -129,6 +129,14 @@ export class DtmfSender {
     for (const pending of dropped) pending.done?.();
   }
 
+  /** Drops everything, the key in progress included: the call is over, nobody will hear its end. */
+  abandon(): void {
+    const current = this.current;
+    this.current = null;
+    this.clear();
+    current?.done?.();
+  }
+
   /**
    * The event packet for this tick, or null when the tick carries audio. `tickTimestamp` is the
    * RTP timestamp this tick's audio packet would have.

@@ -34,7 +34,7 @@ const BUCKET_MS = 0.1;
 const BUCKETS = 2000;
 
 /**
- * Runs `onTick(n)` at start + n × period. Deadlines come from the start time, not from the
+ * Runs `onTick(n, lateness)` at start + n × period. Deadlines come from the start time, not from the
  * previous wake-up, so timer overshoot never accumulates; a thread that woke late runs every
  * missed tick at once, so no tick is skipped and RTP timestamps advance without a gap.
  * (setInterval drifts and silently coalesces missed runs.)
@@ -49,11 +49,12 @@ export class DeadlineScheduler {
   private lateTicks = 0;
   private latenessSum = 0;
   private latenessMax = 0;
+  private windowMax = 0;
   /** Lateness histogram in 0.1 ms steps; the last bucket holds everything beyond 200 ms. */
   private readonly histogram = new Uint32Array(BUCKETS + 1);
 
   constructor(
-    private readonly onTick: (tick: number) => void,
+    private readonly onTick: (tick: number, latenessMs: number) => void,
     options: DeadlineSchedulerOptions = {},
   ) {
     this.periodMs = options.periodMs ?? 20;
@@ -87,6 +88,13 @@ export class DeadlineScheduler {
     };
   }
 
+  /** The worst lateness since the previous call: a bench reports it per interval. */
+  takeWindowMaxMs(): number {
+    const max = this.windowMax;
+    this.windowMax = 0;
+    return max;
+  }
+
   private async loop(signal: AbortSignal) {
     const startAt = this.time.now();
     let tick = 0;
@@ -97,7 +105,7 @@ export class DeadlineScheduler {
         if (signal.aborted || deadline > now) break;
         this.record(now - deadline);
         try {
-          this.onTick(tick);
+          this.onTick(tick, now - deadline);
         } catch (err) {
           this.onError(err);
         }
@@ -116,6 +124,7 @@ export class DeadlineScheduler {
     this.ticks++;
     this.latenessSum += lateness;
     if (lateness > this.latenessMax) this.latenessMax = lateness;
+    if (lateness > this.windowMax) this.windowMax = lateness;
     if (lateness >= this.lateThresholdMs) this.lateTicks++;
     this.histogram[Math.min(BUCKETS, Math.floor(lateness / BUCKET_MS))]!++;
   }
