@@ -23,13 +23,19 @@ export interface JitterBufferStats {
   resets: number;
 }
 
+/** What pop() returns for a packet whose turn came while it was missing: conceal it. */
+export const LOST: unique symbol = Symbol('lost');
+
 const RING = 64;
-/** A jump this large is a restarted sender, not reordering or loss. */
-const RESYNC_DISTANCE = 1000;
+/**
+ * A forward jump this large (2 s of 20 ms packets) is taken for a new stream under the same
+ * SSRC (a PBX switching what it bridges, a capture replayed) rather than hundreds of losses.
+ */
+const RESYNC_DISTANCE = 100;
 
 /**
- * A small reorder buffer ordered by RTP sequence number (with 16-bit wrap), played out one
- * packet per 20 ms tick. Entries whose item is null take a sequence number but carry no audio
+ * A small reorder buffer ordered by RTP sequence number (with 16-bit wrap), drained as playout
+ * needs audio (one 20 ms packet per tick, or two 30 ms packets per three ticks). Entries whose item is null take a sequence number but carry no audio
  * (telephone events, comfort noise): they keep the loss count honest and cost no tick.
  */
 export class JitterBuffer<T> {
@@ -96,8 +102,11 @@ export class JitterBuffer<T> {
     if (this.prefilling && this.count >= this.depth) this.prefilling = false;
   }
 
-  /** The next tick's audio; null means silence (nothing due yet, or the packet was lost). */
-  pop(): T | null {
+  /**
+   * The next packet's audio in sequence; LOST when its turn came and it is missing (later ones
+   * are here), null when nothing is due (the cushion is building up or the far end paused).
+   */
+  pop(): T | typeof LOST | null {
     if (this.nextSeq < 0 || this.prefilling) return null;
     for (;;) {
       const entry = this.take(this.nextSeq);
@@ -110,7 +119,7 @@ export class JitterBuffer<T> {
       if (this.count > 0) {
         this.counters.lost++;
         this.nextSeq = (this.nextSeq + 1) & 0xffff;
-        return null;
+        return LOST;
       }
       // Ran dry (the far end paused, or a burst is late): build the cushion up again.
       this.prefilling = true;

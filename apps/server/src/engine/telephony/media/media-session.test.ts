@@ -138,7 +138,8 @@ describe('RtpSession sending', () => {
     tick(2);
     expect(sent).toHaveLength(3);
     expect(played.list).toEqual([{ playedMs: 60, interrupted: false }]);
-    const [before, after] = [sent[0]?.packet, sent[1]?.packet] as RtpPacket[];
+    const before = sent[0]?.packet as RtpPacket;
+    const after = sent[1]?.packet as RtpPacket;
     expect(after.sequenceNumber).toBe((before.sequenceNumber + 1) & 0xffff);
     expect(after.timestamp).toBe((before.timestamp + 11 * 160) >>> 0);
     expect(after.marker).toBe(true);
@@ -193,6 +194,39 @@ describe('RtpSession receiving', () => {
     expect(frames).toHaveLength(4);
     expect(frames.map(([left]) => left && Math.round(left / 100))).toEqual([30, 30, 30, null]);
     expect(frames.map(([, right]) => right && Math.round(right / 100))).toEqual([-20, -20, null, null]);
+  });
+
+  it('plays 30 ms packets out as 20 ms frames, in order and without gaps', () => {
+    const left: Int16Array[] = [];
+    const recorder: FrameRecorder = {
+      writeFrame: (caller) => left.push(caller ?? new Int16Array(160)),
+      close: async () => ({ path: '/tmp/x.wav' }),
+    };
+    const { session, tick, farEnd } = harness({ recorder });
+    session.setRemote(REMOTE, 0);
+    // A far end that ignores a=ptime:20: a 240-sample packet every 30 ms, each at its own level.
+    const levels = Array.from({ length: 20 }, (_, i) => 1000 + 500 * i);
+    for (let ms = 0; ms < 900; ms += 10) {
+      if (ms % 30 === 0 && ms / 30 < levels.length) {
+        farEnd({ payload: encodeG711('PCMA', frameOf(levels[ms / 30] as number, 240)) });
+      }
+      if (ms % 20 === 10) tick(1);
+    }
+    const heard = Int16Array.from(left.flatMap((frame) => [...frame]));
+    const start = heard.findIndex((v) => v !== 0 && v !== 8);
+    const runs: Array<[number, number]> = [];
+    for (let i = start; i < heard.length; i++) {
+      const last = runs.at(-1);
+      if (last && Math.abs((heard[i] as number) - last[0]) < 100) last[1]++;
+      else runs.push([heard[i] as number, 1]);
+    }
+    const speech = runs.filter(([level]) => Math.abs(level) > 500);
+    expect(speech).toHaveLength(levels.length);
+    expect(speech.map(([, length]) => length)).toEqual(levels.map(() => 240));
+    speech.forEach(([level], i) => {
+      expect(Math.abs(level - (levels[i] as number))).toBeLessThan(100);
+    });
+    expect(session.stats.lost).toBe(0);
   });
 
   it('reports one digit per press and drops packets of types the SDP did not agree', () => {

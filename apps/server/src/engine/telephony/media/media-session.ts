@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { DtmfReceiver, DtmfSender, invalidDtmfDigit } from './dtmf';
 import { decodeG711, encodeG711, SILENCE_BYTE } from './g711';
-import { InterarrivalJitter, JitterBuffer } from './jitter-buffer';
+import { InterarrivalJitter, JitterBuffer, LOST } from './jitter-buffer';
 import {
   type MediaDirection,
   MediaError,
@@ -65,6 +65,14 @@ export class RtpSession {
   private readonly jitter: JitterBuffer<Int16Array>;
   private readonly arrival = new InterarrivalJitter();
   private remoteSsrc: number | null = null;
+  /**
+   * Caller audio taken from the jitter buffer and not yet played out: the far end may send
+   * 30 ms packets whatever our SDP asked, and each tick plays exactly 20 ms.
+   */
+  private heardChunks: Int16Array[] = [];
+  private heardOffset = 0;
+  private heardSamples = 0;
+  private lastPacketSamples = FRAME_SAMPLES;
   private readonly queue: Playback[] = [];
   private speaking = false;
   private forwardAudio = false;
@@ -123,9 +131,7 @@ export class RtpSession {
       this.target = { address: remote.address, port: remote.port };
       this.latchedFrom = null;
       this.remoteSsrc = null;
-      this.jitter.reset();
-      this.arrival.reset();
-      this.dtmfReceiver = new DtmfReceiver();
+      this.resetReceiver();
     }
     this.lastHeardAt = nowMs;
     this.inactiveReported = false;
@@ -140,7 +146,7 @@ export class RtpSession {
       // Coming off hold restarts the inactivity count: nothing was expected while held.
       this.lastHeardAt = nowMs;
       this.inactiveReported = false;
-      if (!this.receives) this.jitter.reset();
+      if (!this.receives) this.resetReceiver();
     }
   }
 
@@ -215,11 +221,7 @@ export class RtpSession {
       this.emit({ type: 'latched', address, port, sdpAddress: remote.address, sdpPort: remote.port });
     }
     if (this.remoteSsrc !== packet.ssrc) {
-      if (this.remoteSsrc !== null) {
-        this.jitter.reset();
-        this.arrival.reset();
-        this.dtmfReceiver = new DtmfReceiver();
-      }
+      if (this.remoteSsrc !== null) this.resetReceiver();
       this.remoteSsrc = packet.ssrc;
     }
     this.counters.received++;
@@ -227,6 +229,7 @@ export class RtpSession {
     this.inactiveReported = false;
     if (isAudio) {
       this.arrival.update(packet.timestamp, nowMs);
+      if (packet.payload.length > 0) this.lastPacketSamples = packet.payload.length;
       this.jitter.push(packet.sequenceNumber, decodeG711(remote.codec, packet.payload));
       return;
     }
@@ -247,7 +250,7 @@ export class RtpSession {
     this.mediaTicks++;
     if (late) this.counters.lateTicks++;
 
-    const heard = this.receives ? this.jitter.pop() : null;
+    const heard = this.receives ? this.nextHeardFrame() : null;
     if (this.forwardAudio) this.forward(heard);
     if (
       this.direction === 'sendrecv' &&
@@ -304,6 +307,45 @@ export class RtpSession {
     this.sequence = (this.sequence + 1) & 0xffff;
     this.counters.sent++;
     this.send(packet, target.port, target.address);
+  }
+
+  /** The stream changed (new far end, new SSRC) or is no longer received: start afresh. */
+  private resetReceiver() {
+    this.jitter.reset();
+    this.arrival.reset();
+    this.dtmfReceiver = new DtmfReceiver();
+    this.heardChunks = [];
+    this.heardOffset = 0;
+    this.heardSamples = 0;
+  }
+
+  /** The caller's next 20 ms, silence in place of lost packets; null when nothing is due. */
+  private nextHeardFrame(): Int16Array | null {
+    while (this.heardSamples < FRAME_SAMPLES) {
+      const next = this.jitter.pop();
+      if (next === null) break;
+      if (next !== LOST && next.length === FRAME_SAMPLES && this.heardSamples === 0) return next;
+      const chunk = next === LOST ? new Int16Array(this.lastPacketSamples) : next;
+      this.heardChunks.push(chunk);
+      this.heardSamples += chunk.length;
+    }
+    if (this.heardSamples === 0) return null;
+    // Short of a frame only when the buffer ran dry mid-packet: the rest is silence.
+    const frame = new Int16Array(FRAME_SAMPLES);
+    let filled = 0;
+    while (filled < FRAME_SAMPLES && this.heardChunks.length > 0) {
+      const head = this.heardChunks[0] as Int16Array;
+      const take = Math.min(FRAME_SAMPLES - filled, head.length - this.heardOffset);
+      frame.set(head.subarray(this.heardOffset, this.heardOffset + take), filled);
+      filled += take;
+      this.heardOffset += take;
+      this.heardSamples -= take;
+      if (this.heardOffset === head.length) {
+        this.heardChunks.shift();
+        this.heardOffset = 0;
+      }
+    }
+    return frame;
   }
 
   /** The next 20 ms of queued speech, or null when nothing is queued. */
