@@ -178,11 +178,11 @@ describe('MediaEngine on loopback', () => {
     const peer = await rawPeer();
     const session = await engine.open({ callId: 'pacing' });
     await session.setRemote(remoteFor(peer.port, { codec: 'PCMU', payloadType: 0 }));
-    await sleep(1000);
+    await sleep(600);
     await session.close();
     peer.close();
     const packets = peer.received;
-    expect(packets.length).toBeGreaterThanOrEqual(45);
+    expect(packets.length).toBeGreaterThanOrEqual(27);
     expect(
       packets.every((r) => r.packet.payloadType === 0 && r.packet.payload.every((b) => b === 0xff)),
     ).toBe(true);
