@@ -107,6 +107,9 @@ describe('RtpSession sending', () => {
     session.play(frameOf(4000, 160), () => {});
     tick(1);
     expect(sent.at(-1)?.packet.marker).toBe(true);
+    const empty = outcomes();
+    session.play(new Int16Array(0), empty.done);
+    expect(empty.list).toEqual([{ playedMs: 0, interrupted: false }]);
   });
 
   it('stops at once on stopPlayback, reporting what was played and dropping the queue', () => {

@@ -155,8 +155,8 @@ export class RtpSession {
   }
 
   play(pcm: Int16Array, done: (outcome: PlayOutcome) => void): void {
-    if (this.closed) {
-      done({ playedMs: 0, interrupted: true });
+    if (this.closed || pcm.length === 0) {
+      done({ playedMs: 0, interrupted: this.closed });
       return;
     }
     this.queue.push({ pcm, offset: 0, done });
