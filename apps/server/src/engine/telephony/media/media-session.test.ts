@@ -248,6 +248,21 @@ describe('RtpSession receiving', () => {
     expect(session.stats).toMatchObject({ dtmfReceived: 1, discarded: 2, lost: 0 });
   });
 
+  it('takes DTMF in the numbering of our SDP when the answer numbered telephone-event differently', () => {
+    const { session, sent, events, tick, farEnd } = harness();
+    session.setRemote({ ...REMOTE, telephoneEventPt: 96, receiveTelephoneEventPt: 101, ptime: 30 }, 0);
+    const sender = new DtmfSender();
+    sender.enqueue('4');
+    for (let i = 0; i < 8; i++) {
+      const packet = sender.next(3200);
+      if (packet) farEnd({ payloadType: 101, payload: packet.payload, timestamp: packet.timestamp });
+    }
+    expect(events.filter((e) => e.type === 'dtmf')).toEqual([{ type: 'dtmf', digit: '4' }]);
+    session.sendDtmf('4', () => {});
+    tick(1);
+    expect(sent.at(-1)?.packet.payloadType).toBe(96);
+  });
+
   it('latches to the source of the first packets, keeps it across a refresh, relearns it for a new endpoint', () => {
     const { session, sent, events, tick, farEnd } = harness();
     session.setRemote(REMOTE, 0);

@@ -53,6 +53,8 @@ const validPayloadType = (pt: unknown) =>
 export class RtpSession {
   readonly callId: string;
   private remote: RemoteMedia | null = null;
+  private receiveAudioPt = -1;
+  private receiveEventPt: number | null = null;
   /** Where packets go: the SDP's address until the far end's first packets latch it. */
   private target: { address: string; port: number } | null = null;
   private latchedFrom: { address: string; port: number } | null = null;
@@ -121,13 +123,19 @@ export class RtpSession {
       (remote.codec !== 'PCMA' && remote.codec !== 'PCMU') ||
       !validPayloadType(remote.payloadType) ||
       (remote.telephoneEventPt != null && !validPayloadType(remote.telephoneEventPt)) ||
-      remote.ptime !== 20
+      (remote.receivePayloadType != null && !validPayloadType(remote.receivePayloadType)) ||
+      (remote.receiveTelephoneEventPt != null && !validPayloadType(remote.receiveTelephoneEventPt))
     ) {
       throw new MediaError('BAD_ARGUMENT', `invalid remote media: ${JSON.stringify(remote)}`);
     }
     const previous = this.remote;
     const sameEndpoint = previous && previous.address === remote.address && previous.port === remote.port;
     this.remote = { ...remote, telephoneEventPt: remote.telephoneEventPt ?? null };
+    this.receiveAudioPt = remote.receivePayloadType ?? remote.payloadType;
+    this.receiveEventPt =
+      remote.receiveTelephoneEventPt !== undefined
+        ? remote.receiveTelephoneEventPt
+        : (remote.telephoneEventPt ?? null);
     this.silencePayload = new Uint8Array(FRAME_SAMPLES).fill(SILENCE_BYTE[remote.codec]);
     // A re-INVITE that names the same endpoint (a session refresh) keeps the latched source;
     // a new endpoint is a new far end, to be latched again.
@@ -206,8 +214,11 @@ export class RtpSession {
     }
     const packet = parsed.packet;
     const pt = packet.payloadType;
-    const isAudio = pt === remote.payloadType;
-    const isEvent = pt === remote.telephoneEventPt;
+    // The far end's own numbering is accepted too: some endpoints send with what their answer
+    // said rather than with what our SDP declared.
+    const isAudio = pt === this.receiveAudioPt || pt === remote.payloadType;
+    const isEvent =
+      !isAudio && pt !== COMFORT_NOISE_PT && (pt === this.receiveEventPt || pt === remote.telephoneEventPt);
     if (!isAudio && !isEvent && pt !== COMFORT_NOISE_PT) {
       this.counters.discarded++;
       return;

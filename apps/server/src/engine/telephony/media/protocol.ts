@@ -12,11 +12,21 @@ export interface RemoteMedia {
   address: string;
   port: number;
   codec: G711Codec;
+  /** The audio payload type to send with, in the far end's numbering. */
   payloadType: number;
-  /** The telephone-event payload type the SDP negotiated; null or absent when DTMF was not agreed. */
+  /** The telephone-event payload type to send with; null or absent when DTMF was not agreed. */
   telephoneEventPt?: number | null;
-  /** Only 20 ms packets are sent and expected; the offer/answer layer negotiates a=ptime:20. */
-  ptime: 20;
+  /**
+   * The payload types of our own SDP, which the far end's packets carry (RFC 3264 lets the two
+   * numberings differ, typically for telephone-event). Default: the same as for sending.
+   */
+  receivePayloadType?: number;
+  receiveTelephoneEventPt?: number | null;
+  /**
+   * The packet time the far end asked for. Packets are sent every 20 ms whatever it says (a=ptime
+   * is advice, RFC 4566 §6, and every G.711 endpoint takes 20 ms); received packets may be any length.
+   */
+  ptime?: number;
 }
 
 export interface MediaEngineOptions {
