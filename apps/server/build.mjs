@@ -11,7 +11,12 @@ const external = Object.keys(pkg.dependencies).filter((name) => !name.startsWith
 
 await build({
   absWorkingDir: root,
-  entryPoints: { main: 'src/main.ts', admin: 'src/cli/admin.ts' },
+  entryPoints: {
+    main: 'src/main.ts',
+    admin: 'src/cli/admin.ts',
+    // Loaded by engine/telephony/media/media-engine.ts as a worker thread, next to main.js.
+    'media-worker': 'src/engine/telephony/media/media-worker.ts',
+  },
   outdir: 'dist',
   bundle: true,
   platform: 'node',
