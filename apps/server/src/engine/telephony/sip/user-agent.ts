@@ -526,8 +526,11 @@ export class SipUserAgent {
       };
       const onAbort = () => {
         cancelWanted = true;
-        // §9.1: a CANCEL may only follow a provisional response; otherwise wait for one.
+        // §9.1: a CANCEL may only follow a provisional response; otherwise it goes out when one
+        // comes. The caller is not kept waiting for that (up to Timer B): a 2xx arriving later
+        // is ACKed and hung up below.
         if (provisional) current?.cancel();
+        else settle({ answered: false, status: 487, reason: 'Request Terminated', cancelled: true });
       };
       options.signal?.addEventListener('abort', onAbort, { once: true });
 

@@ -1,0 +1,243 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../clock';
+import { loadVad, type Vad } from '../../speech/vad';
+import { MediaEngine } from '../media/media-engine';
+import type { CallLeg, InboundOffer } from '../types';
+import { createSipAdapter, type LegMedia, nationalNumber, type SipAdapter } from './sip-adapter';
+import { createSipStack, type SipStack } from './stack';
+
+/*
+ * The SIP adapter end to end on loopback with SIPp as the far end (Debian sip-tester, installed
+ * by .ci/run): real signalling, real RTP through the media worker, real VAD.
+ */
+
+const HOST = '127.0.0.1';
+const PCAPS = '/usr/share/sip-tester';
+const here = path.dirname(new URL(import.meta.url).pathname);
+const PLAY_SCENARIO = path.join(here, '..', 'media', 'testdata', 'sipp-play-pcap.xml');
+const BUSY_SCENARIO = path.join(here, 'testdata', 'sipp-busy.xml');
+const rtpBase = 31000 + 2 * Math.floor(Math.random() * 8000);
+
+let dir: string;
+let stack: SipStack;
+let engine: MediaEngine;
+let vad: Vad;
+let adapter: SipAdapter;
+const sipps = new Set<ChildProcess>();
+
+/** 600 ms of a 440 Hz tone: what the assistant "says" (no synthesiser needed for signalling tests). */
+const tone = () =>
+  Int16Array.from({ length: 4800 }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 8000)));
+const legMedia: LegMedia = { synthesize: async () => tone(), recognizer: null };
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sip-adapter-'));
+  stack = await createSipStack({
+    host: HOST,
+    port: 0,
+    protocols: ['udp'],
+    t1: 100,
+    t2: 800,
+    t4: 200,
+    timerD: 500,
+  });
+  engine = await MediaEngine.start({ rtpPortMin: rtpBase, rtpPortMax: rtpBase + 19, bindAddress: HOST });
+  vad = await loadVad();
+  adapter = createSipAdapter({
+    stack,
+    media: engine,
+    vad,
+    clock: systemClock,
+    mediaAddress: HOST,
+    recordingDir: dir,
+    defaultMedia: () => legMedia,
+  });
+});
+
+afterAll(async () => {
+  for (const sipp of sipps) sipp.kill('SIGKILL');
+  await adapter?.close();
+  await engine?.close();
+  await stack?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function sipp(args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('sipp', [...args, '-nostdin', '-timeout', '20', '-timeout_error'], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    sipps.add(child);
+    let output = '';
+    child.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      sipps.delete(child);
+      resolve({ code, output: output.slice(-3000) });
+    });
+  });
+}
+
+const freePort = () => 40000 + Math.floor(Math.random() * 20000);
+
+/** Energy of one channel of a stereo 16-bit WAV (0 left/caller, 1 right/assistant). */
+function channelRms(file: string, channel: 0 | 1): number {
+  const wav = fs.readFileSync(file);
+  let sum = 0;
+  let n = 0;
+  for (let offset = 44 + channel * 2; offset + 2 <= wav.length; offset += 4) {
+    const v = wav.readInt16LE(offset);
+    sum += v * v;
+    n++;
+  }
+  return n ? Math.sqrt(sum / n) : 0;
+}
+
+describe('SIP adapter against SIPp', () => {
+  it('answers an inbound PCMA call, speaks, hears DTMF, ends on the caller’s BYE and keeps a stereo recording', async () => {
+    const scenario = path.join(dir, 'play.xml');
+    fs.writeFileSync(scenario, fs.readFileSync(PLAY_SCENARIO, 'utf8').replaceAll('__PCAPS__', PCAPS));
+    const offers: InboundOffer[] = [];
+    let leg!: CallLeg;
+    const heard = new Promise<string | null>((resolve) => {
+      const off = adapter.onInbound(async (offer) => {
+        off();
+        offers.push(offer);
+        leg = await offer.answer();
+        const said = leg.say('您好', { interruptible: false });
+        const utterance = await leg.listen({ timeoutMs: 5000 });
+        await said;
+        resolve(utterance?.dtmf ?? null);
+      });
+    });
+    const mediaPort = 20000 + 2 * Math.floor(Math.random() * 4000);
+    const run = sipp([
+      '-sf',
+      scenario,
+      '-m',
+      '1',
+      '-i',
+      HOST,
+      '-p',
+      String(freePort()),
+      '-mi',
+      HOST,
+      '-mp',
+      String(mediaPort),
+      `${HOST}:${stack.transport.local.port}`,
+    ]);
+    expect(await heard).toBe('1#');
+    const result = await run;
+    expect(result.code, result.output).toBe(0);
+    const end = await leg.whenEnded;
+    expect(end.by).toBe('remote');
+    expect(offers[0]!.to).toBe('media');
+    // The media session closes right after the end; its WAV is then complete.
+    const wav = path.join(dir, `${leg.id}.wav`);
+    for (let i = 0; i < 100 && adapter.activeLegs > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(fs.existsSync(wav)).toBe(true);
+    expect(channelRms(wav, 0)).toBeGreaterThan(100);
+    expect(channelRms(wav, 1)).toBeGreaterThan(100);
+  });
+
+  it('calls SIPp answering, then hangs up: BYE from our side, SIPp sees a clean call', async () => {
+    const port = freePort();
+    const run = sipp([
+      '-sn',
+      'uas',
+      '-m',
+      '1',
+      '-i',
+      HOST,
+      '-p',
+      String(port),
+      '-mi',
+      HOST,
+      '-mp',
+      String(20000 + 2 * Math.floor(Math.random() * 4000)),
+    ]);
+    await new Promise((r) => setTimeout(r, 300));
+    const result = await adapter.originate({
+      callId: 'out-1',
+      from: '02160881000',
+      to: '13800000000',
+      sip: {
+        trunkId: 't1',
+        destination: { protocol: 'udp', address: HOST, port },
+        domain: HOST,
+        callerId: '02160881000',
+        callee: '13800000000',
+        codecs: ['PCMA', 'PCMU'],
+      },
+      media: legMedia,
+    });
+    if (!result.answered) throw new Error(`not answered: ${result.outcome} ${result.detail}`);
+    const played = await result.leg.say('您好', { interruptible: false });
+    expect(played.playedMs).toBeGreaterThanOrEqual(560);
+    await result.leg.hangup();
+    const done = await run;
+    expect(done.code, done.output).toBe(0);
+  });
+
+  it('reports a busy callee as 忙线 with the carrier’s cause', async () => {
+    const port = freePort();
+    const run = sipp(['-sf', BUSY_SCENARIO, '-m', '1', '-i', HOST, '-p', String(port)]);
+    await new Promise((r) => setTimeout(r, 300));
+    const result = await adapter.originate({
+      callId: 'out-busy',
+      from: '02160881000',
+      to: '13800000001',
+      sip: {
+        trunkId: 't1',
+        destination: { protocol: 'udp', address: HOST, port },
+        domain: HOST,
+        callerId: '02160881000',
+        callee: '13800000001',
+        codecs: ['PCMA'],
+      },
+    });
+    expect(result).toMatchObject({ answered: false, outcome: 'busy' });
+    if (!result.answered) expect(result.detail).toContain('486');
+    expect((await run).code).toBe(0);
+  });
+
+  it('gives up ringing after the ring timeout with CANCEL (未接听)', async () => {
+    // Nobody listens on this port: no provisional response ever comes, the INVITE times out or
+    // is cancelled by the ring timeout, whichever is first; both are unanswered.
+    const result = await adapter.originate({
+      callId: 'out-nobody',
+      from: '02160881000',
+      to: '13800000002',
+      ringTimeoutMs: 300,
+      sip: {
+        trunkId: 't1',
+        destination: { protocol: 'udp', address: HOST, port: 9 },
+        domain: HOST,
+        callerId: '02160881000',
+        callee: '13800000002',
+        codecs: ['PCMA'],
+      },
+    });
+    expect(result.answered).toBe(false);
+    if (!result.answered) expect(['no_answer', 'failed']).toContain(result.outcome);
+  });
+
+  it('stores numbers in their national form', () => {
+    expect(nationalNumber('+8602160881000')).toBe('02160881000');
+    expect(nationalNumber('+862160881000')).toBe('02160881000');
+    expect(nationalNumber('+8613800000000')).toBe('13800000000');
+    expect(nationalNumber('8613800000000')).toBe('13800000000');
+    expect(nationalNumber('02160881000')).toBe('02160881000');
+  });
+});

@@ -1,0 +1,355 @@
+/**
+ * The `sip` telephony adapter: the same `TelephonyAdapter` the simulated carrier implements,
+ * over the SIP stack (signalling), the media engine (RTP in a worker) and the VAD.
+ *
+ * Outbound: INVITE through the number's trunk with our G.711 offer, digest answered, early media
+ * from a 183 played into the recording, ring timeout → CANCEL. Inbound: an INVITE that passed
+ * the stack's screening is offered to the runtime, which answers (200 with our answer, or our
+ * offer when the INVITE had none) or refuses (486/480 with a Q.850 Reason).
+ */
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type { Clock } from '../../clock';
+import type { SpeechRecognizer } from '../../speech/types';
+import type { Vad } from '../../speech/vad';
+import type { MediaEngine, MediaSession } from '../media/media-engine';
+import type { CallLeg, InboundOffer, OriginateRequest, OriginateResult, TelephonyAdapter } from '../types';
+import { SipCallLeg } from './call-leg';
+import { outcomeOfFinalResponse, outcomeOfLocalEnd, refusalFor } from './causes';
+import { DigestAuthenticator } from './digest';
+import { parseNameAddr, parseUri } from './message';
+import {
+  answerOffer,
+  applyAnswer,
+  createOffer,
+  type G711Codec,
+  type LocalDescription,
+  type NegotiatedMedia,
+} from './sdp';
+import type { SipStack } from './stack';
+import type { SipEndpoint } from './transport';
+import type { IncomingInvite, InviteSession } from './user-agent';
+
+/** How one outbound call reaches the far end: its number's trunk, resolved by the runtime. */
+export interface SipRoute {
+  trunkId: string;
+  /** The first hop: the outbound proxy, the registrar, or the IP trunk's peer. */
+  destination: SipEndpoint;
+  /** Host of the Request-URI and of From/To. */
+  domain: string;
+  /** The caller-ID as the trunk wants it (E.164, national or as stored). */
+  callerId: string;
+  /** The dialled number as the trunk wants it. */
+  callee: string;
+  credentials?: { username: string; password: string };
+  codecs: readonly G711Codec[];
+}
+
+/** The assistant's voice and ears for one call. */
+export interface LegMedia {
+  synthesize: (text: string, speed: number) => Promise<Int16Array>;
+  recognizer: SpeechRecognizer | null;
+  hotwords?: string;
+}
+
+export interface SipAdapterOptions {
+  stack: SipStack;
+  media: MediaEngine;
+  vad: Vad;
+  clock: Clock;
+  /** The address our SDP gives for RTP (the external address behind NAT). */
+  mediaAddress: string;
+  /** Where the media worker writes each call's stereo WAV. */
+  recordingDir: string;
+  /** Offline voice and no ears, for calls that bring none. */
+  defaultMedia: () => LegMedia;
+  ringTimeoutMs?: number;
+  onError?: (err: unknown, context: string) => void;
+}
+
+export interface SipOriginateRequest extends OriginateRequest {
+  sip?: SipRoute;
+  media?: LegMedia;
+}
+
+const DEFAULT_RING_TIMEOUT_MS = 45_000;
+
+/** The national form numbers are stored in: +8621… / 8621… → 021…, +86138… → 138…. */
+export function nationalNumber(user: string): string {
+  // Not a phone number (sip:reception@…): matched as written.
+  if (!/^[\d\s()+*#.-]+$/.test(user)) return user;
+  const digits = user.replace(/[^\d+*#]/g, '');
+  const international = digits.startsWith('+86')
+    ? digits.slice(3)
+    : digits.startsWith('0086')
+      ? digits.slice(4)
+      : null;
+  if (international === null)
+    return digits.startsWith('86') && digits.length === 13 ? digits.slice(2) : digits;
+  return /^1\d{10}$/.test(international) || international.startsWith('0')
+    ? international
+    : `0${international}`;
+}
+
+const userOf = (value: string | undefined): string => {
+  const uri = parseUri(value ? (parseNameAddr(value)?.uri ?? value) : '');
+  return uri?.user ?? '';
+};
+
+export interface SipAdapter extends TelephonyAdapter {
+  readonly kind: 'sip';
+  originate(request: SipOriginateRequest): Promise<OriginateResult>;
+  /** Live legs (for the leak checks of the tests and the bench). */
+  readonly activeLegs: number;
+}
+
+export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
+  const { stack, media: engine, clock } = options;
+  const handlers = new Set<(offer: InboundOffer) => void>();
+  const legs = new Set<CallLeg>();
+
+  function remoteOf(negotiated: NegotiatedMedia) {
+    return {
+      address: negotiated.remoteAddress,
+      port: negotiated.remotePort,
+      codec: negotiated.codec,
+      payloadType: negotiated.payloadType,
+      telephoneEventPt: negotiated.telephoneEventPayloadType,
+      receivePayloadType: negotiated.receive.payloadType,
+      receiveTelephoneEventPt: negotiated.receive.telephoneEventPayloadType,
+      ptime: 20 as const,
+    };
+  }
+
+  function makeLeg(input: {
+    callId: string;
+    direction: 'inbound' | 'outbound';
+    from: string;
+    to: string;
+    session: InviteSession;
+    media: MediaSession;
+    legMedia: LegMedia;
+  }): SipCallLeg {
+    const leg = new SipCallLeg({
+      id: input.callId,
+      direction: input.direction,
+      from: input.from,
+      to: input.to,
+      answeredAt: clock.now(),
+      clock,
+      session: input.session,
+      media: input.media,
+      endpointer: options.vad.createEndpointer(),
+      synthesize: input.legMedia.synthesize,
+      recognizer: input.legMedia.recognizer,
+      hotwords: input.legMedia.hotwords,
+      transfer: async () => ({ ok: false, detail: '该线路暂不支持转接' }),
+      onError: options.onError,
+    });
+    input.session.handlers.onRequest = (request) => {
+      if (request.method === 'INFO') {
+        const body = request.body.toString('utf8');
+        const match = /Signal\s*=\s*([0-9*#A-D])/i.exec(body) ?? /^\s*([0-9*#A-D])\s*$/i.exec(body);
+        if (match) leg.receiveDtmf(match[1]!.toUpperCase());
+        return 200;
+      }
+      return request.method === 'NOTIFY' ? 200 : 405;
+    };
+    input.session.handlers.onOffer = (sdp) => {
+      const answered = answerOffer(sdp, { address: options.mediaAddress, port: input.media.localPort });
+      if (!answered.ok) return null;
+      void input.media
+        .setRemote(remoteOf(answered.negotiated))
+        .catch((err) => options.onError?.(err, 'media'));
+      void input.media
+        .setDirection(answered.negotiated.direction)
+        .catch((err) => options.onError?.(err, 'media'));
+      return answered.sdp;
+    };
+    legs.add(leg);
+    void leg.whenEnded.then(async () => {
+      legs.delete(leg);
+      await input.media.close().catch((err) => options.onError?.(err, 'media close'));
+    });
+    return leg;
+  }
+
+  async function openMedia(callId: string): Promise<MediaSession> {
+    return engine.open({ callId, recordingPath: path.join(options.recordingDir, `${callId}.wav`) });
+  }
+
+  stack.agent.onInvite((invite: IncomingInvite) => {
+    const callId = randomUUID();
+    const to = nationalNumber(userOf(invite.request.uri) || userOf(invite.request.headers.get('To')));
+    const from = nationalNumber(userOf(invite.request.headers.get('From')));
+    let media: MediaSession | null = null;
+    const offer: InboundOffer & { answer(legMedia?: LegMedia): Promise<CallLeg> } = {
+      callId,
+      from,
+      to,
+      cancelled: invite.cancelled.signal,
+      async answer(legMedia?: LegMedia) {
+        media = await openMedia(callId);
+        const remoteOffer = invite.request.body.toString('utf8');
+        let local: LocalDescription | null = null;
+        let sdp: string;
+        let negotiated: NegotiatedMedia | null = null;
+        if (remoteOffer.trim()) {
+          const answered = answerOffer(remoteOffer, { address: options.mediaAddress, port: media.localPort });
+          if (!answered.ok) {
+            invite.reject(488, 'Not Acceptable Here', [['Warning', `399 callpilot "${answered.reason}"`]]);
+            await media.close();
+            throw new Error(`inbound offer refused: ${answered.reason}`);
+          }
+          sdp = answered.sdp;
+          negotiated = answered.negotiated;
+        } else {
+          // No offer in the INVITE: ours goes in the 200 and the answer comes in the ACK.
+          local = createOffer({ address: options.mediaAddress, port: media.localPort });
+          sdp = local.sdp;
+        }
+        let confirmed: { session: InviteSession; ack: import('./message').SipRequest };
+        try {
+          confirmed = await invite.answer(sdp);
+        } catch (err) {
+          await media.close();
+          throw err;
+        }
+        if (local) {
+          const applied = applyAnswer(local, confirmed.ack.body.toString('utf8'));
+          if (!applied.ok) {
+            await confirmed.session.bye('Q.850;cause=79;text="Media refused"');
+            await media.close();
+            throw new Error(`answer in ACK refused: ${applied.reason}`);
+          }
+          negotiated = applied.negotiated;
+        }
+        await media.setRemote(remoteOf(negotiated!));
+        return makeLeg({
+          callId,
+          direction: 'inbound',
+          from,
+          to,
+          session: confirmed.session,
+          media,
+          legMedia: legMedia ?? options.defaultMedia(),
+        });
+      },
+      async reject(cause) {
+        const refusal = refusalFor(cause);
+        invite.reject(refusal.status, refusal.reasonPhrase, [['Reason', refusal.reason]]);
+      },
+    };
+    if (handlers.size === 0) {
+      const refusal = refusalFor('unavailable');
+      invite.reject(refusal.status, refusal.reasonPhrase, [['Reason', refusal.reason]]);
+      return;
+    }
+    for (const handler of handlers) handler(offer);
+  });
+
+  return {
+    kind: 'sip',
+    get activeLegs() {
+      return legs.size;
+    },
+
+    async originate(request: SipOriginateRequest): Promise<OriginateResult> {
+      const route = request.sip;
+      const started = clock.now();
+      const ringMs = () => clock.now() - started;
+      if (!route) {
+        return { answered: false, outcome: 'failed', ringMs: 0, detail: '号码未关联 SIP 中继' };
+      }
+      const media = await openMedia(request.callId);
+      const offer = createOffer({
+        address: options.mediaAddress,
+        port: media.localPort,
+        codecs: route.codecs,
+      });
+      const ringTimeout = new AbortController();
+      const timer = new AbortController();
+      clock
+        .sleep(request.ringTimeoutMs ?? options.ringTimeoutMs ?? DEFAULT_RING_TIMEOUT_MS, timer.signal)
+        .then(
+          () => ringTimeout.abort(),
+          () => undefined,
+        );
+      const signal = request.signal
+        ? AbortSignal.any([request.signal, ringTimeout.signal])
+        : ringTimeout.signal;
+      let earlyMedia = false;
+      try {
+        const outcome = await stack.agent.invite({
+          uri: `sip:${route.callee}@${route.domain}`,
+          from: `<sip:${route.callerId}@${route.domain}>`,
+          to: `<sip:${route.callee}@${route.domain}>`,
+          destination: route.destination,
+          sdp: offer.sdp,
+          headers: [['Supported', 'timer']],
+          auth: route.credentials ? new DigestAuthenticator(route.credentials) : undefined,
+          signal,
+          onProvisional: (response) => {
+            // 183 with SDP: ringback or an announcement from the carrier; it goes to the recording.
+            if (earlyMedia || response.body.length === 0) return;
+            const applied = applyAnswer(offer, response.body.toString('utf8'));
+            if (!applied.ok) return;
+            earlyMedia = true;
+            void media.setRemote(remoteOf(applied.negotiated)).catch(() => undefined);
+          },
+        });
+        if (!outcome.answered) {
+          await media.close();
+          if (outcome.cancelled) {
+            const end = ringTimeout.signal.aborted ? 'ring_timeout' : 'cancelled';
+            const failure = outcomeOfLocalEnd(end);
+            return { answered: false, outcome: failure.outcome, ringMs: ringMs(), detail: failure.detail };
+          }
+          const failure =
+            outcome.status === 408 && !outcome.response
+              ? outcomeOfLocalEnd('no_response')
+              : outcome.status === 503 && !outcome.response
+                ? outcomeOfLocalEnd('transport_error')
+                : outcomeOfFinalResponse(
+                    outcome.status,
+                    outcome.reason,
+                    outcome.response?.headers.getAll('Reason') ?? [],
+                  );
+          return { answered: false, outcome: failure.outcome, ringMs: ringMs(), detail: failure.detail };
+        }
+        const applied = applyAnswer(offer, outcome.session.remoteSdp);
+        if (!applied.ok) {
+          await outcome.session.bye('Q.850;cause=79;text="Media refused"');
+          await media.close();
+          const failure = outcomeOfLocalEnd('media_refused');
+          return { answered: false, outcome: failure.outcome, ringMs: ringMs(), detail: failure.detail };
+        }
+        await media.setRemote(remoteOf(applied.negotiated));
+        const leg = makeLeg({
+          callId: request.callId,
+          direction: 'outbound',
+          from: request.from,
+          to: request.to,
+          session: outcome.session,
+          media,
+          legMedia: request.media ?? options.defaultMedia(),
+        });
+        return { answered: true, leg, ringMs: ringMs() };
+      } catch (err) {
+        await media.close().catch(() => undefined);
+        throw err;
+      } finally {
+        timer.abort();
+      }
+    },
+
+    onInbound(handler) {
+      handlers.add(handler);
+      return () => handlers.delete(handler);
+    },
+
+    async close() {
+      await Promise.all([...legs].map((leg) => leg.hangup().catch(() => undefined)));
+    },
+  };
+}
