@@ -4,7 +4,9 @@ import { parseHostPort, parseIpRange } from './net-address';
 
 // ---- SIP trunks (线路管理) ----
 
-export const trunkKind = z.enum(['register', 'ip'], { error: '线路类型须为 register（注册）或 ip（IP 对接）' });
+export const trunkKind = z.enum(['register', 'ip'], {
+  error: '线路类型须为 register（注册）或 ip（IP 对接）',
+});
 export type TrunkKind = z.infer<typeof trunkKind>;
 export const TRUNK_KIND_LABELS: Record<TrunkKind, string> = { register: '注册', ip: 'IP 对接' };
 
@@ -111,7 +113,8 @@ export const trunkWriteRequest = z
       if (!trunk.registrar) need('registrar', '注册服务器：注册线路须填写，格式应为 主机[:端口]');
       if (!trunk.username) need('username', '用户名：注册线路须填写');
     } else {
-      if (!trunk.signallingAddress) need('signallingAddress', '信令地址：IP 对接线路须填写，格式应为 主机[:端口]');
+      if (!trunk.signallingAddress)
+        need('signallingAddress', '信令地址：IP 对接线路须填写，格式应为 主机[:端口]');
       if (trunk.peerAddresses.length === 0) {
         need('peerAddresses', '对端地址：至少填写一个 IP 或网段（CIDR），只接受来自这些地址的呼入');
       }

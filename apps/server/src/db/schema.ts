@@ -493,7 +493,9 @@ export const sipTrunks = pgTable(
     projectId: projectRef(),
     name: text('name').notNull(),
     kind: text('kind', { enum: values(trunkKind) }).notNull(),
-    transport: text('transport', { enum: values(trunkTransport) }).notNull().default('udp'),
+    transport: text('transport', { enum: values(trunkTransport) })
+      .notNull()
+      .default('udp'),
     /** Register trunks: host[:port]. */
     registrar: text('registrar').notNull().default(''),
     username: text('username').notNull().default(''),
