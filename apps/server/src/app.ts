@@ -25,6 +25,7 @@ import { inputGuardPlugin } from './plugins/input-guard';
 import { projectAccessPlugin } from './plugins/project-access';
 import { type Providers, providersFromEnv } from './providers';
 import { createRuntime, type Runtime } from './runtime/runtime';
+import type { TrunkControl } from './runtime/trunk-control';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -49,6 +50,8 @@ export interface BuildAppOptions {
   clock?: Clock;
   /** Deliberate waits (the per-IP login delay); tests record them instead of waiting. */
   sleep?: (ms: number) => Promise<void>;
+  /** The SIP trunks' control instead of the simulated carrier's (tests pass a scripted one). */
+  trunks?: TrunkControl;
 }
 
 /** Query parameters that carry one-time codes or reset tokens (verify_code, /forget-password links). */
@@ -78,6 +81,7 @@ export async function buildApp({
   providers,
   clock,
   sleep,
+  trunks,
 }: BuildAppOptions) {
   const app = Fastify({
     // A caller's logger options (a test's capture stream) keep the redaction below.
@@ -130,7 +134,7 @@ export async function buildApp({
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 
   app.decorate('providers', providersFromEnv(env, database.db, app.log, providers));
-  const runtime = createRuntime({ database, env, log: app.log, providers: app.providers, clock });
+  const runtime = createRuntime({ database, env, log: app.log, providers: app.providers, clock, trunks });
   app.decorate('runtime', runtime);
   // Started once the app is ready (after migrations in main.ts) and stopped before the database
   // closes, so neither a graceful shutdown nor a test's app.close() leaves work running.

@@ -67,6 +67,7 @@ export async function createTestApp(
     logger?: Parameters<typeof buildApp>[0]['logger'];
     clock?: Parameters<typeof buildApp>[0]['clock'];
     sleep?: Parameters<typeof buildApp>[0]['sleep'];
+    trunks?: Parameters<typeof buildApp>[0]['trunks'];
   } = {},
 ) {
   const database = await createTestDatabase();
@@ -78,6 +79,7 @@ export async function createTestApp(
     providers: capture.providers,
     clock: options.clock,
     sleep: options.sleep,
+    trunks: options.trunks,
   });
   app.addHook('onClose', () => database.close());
   return { app, database, db: database.db, emails: capture.emails, sms: capture.sms };

@@ -60,7 +60,14 @@ async function seedProject(email: string): Promise<Ids> {
     baseUrl: 'http://127.0.0.1:9/v1',
     model: 'm',
   });
-  await api(headers, 'POST', `${p}/numbers`, { number: '02160880000', label: '总机' });
+  const trunk = await api(headers, 'POST', `${p}/trunks`, {
+    name: '电信中继',
+    kind: 'register',
+    registrar: 'sip.example.com:5060',
+    username: '02160880000',
+    password: 'trunk-pass-1234',
+  });
+  await api(headers, 'POST', `${p}/numbers`, { number: '02160880000', label: '总机', trunkId: trunk.id });
   await api(headers, 'POST', `${p}/do-not-call`, { phone: '13900000001', reason: '投诉' });
   const task = await api(headers, 'POST', `${p}/tasks`, {
     name: '回访任务',
@@ -92,6 +99,7 @@ async function seedProject(email: string): Promise<Ids> {
     version: '1',
     knowledgeBaseId: demo.knowledgeBaseId,
     providerId: provider.id,
+    trunkId: trunk.id,
     number: '02160880000',
     phone: '13900000001',
     taskId: task.id,
@@ -253,6 +261,7 @@ const fixtureOf = (project: Ids, n = String(unique).padStart(4, '0')) => {
       case 'taskId':
       case 'importId':
       case 'callId':
+      case 'trunkId':
         return project[name];
       case 'config':
         return JSON.parse(project.config!);
@@ -295,6 +304,18 @@ const fixtureOf = (project: Ids, n = String(unique).padStart(4, '0')) => {
         return [{ days: [1, 2, 3, 4, 5], start: '09:00', end: '20:00' }];
       case 'mapping':
         return { phone: '号码', name: '姓名' };
+      // A SIP trunk's addresses and account (the kind the sampler picks is 'register').
+      case 'registrar':
+        return 'sip.example.com:5060';
+      case 'signallingAddress':
+        return '203.0.113.10:5060';
+      case 'outboundProxy':
+      case 'authUsername':
+        return '';
+      case 'username':
+        return '02160880000';
+      case 'peerAddresses':
+        return ['203.0.113.0/24'];
       default:
         return undefined;
     }

@@ -5,6 +5,8 @@ export * from './common';
 export * from './envelope';
 export * from './health';
 export * from './knowledge';
+export * from './net-address';
 export * from './oem';
 export * from './projects';
 export * from './tasks';
+export * from './trunks';

@@ -12,6 +12,9 @@ export const projectNumber = z
     /** The assistant whose published version answers calls to this number (呼入), if any. */
     inboundAssistantId: z.string().nullable(),
     inboundAssistantName: z.string().nullable(),
+    /** The SIP trunk its calls go through; null: the simulated carrier (模拟线路). */
+    trunkId: z.string().nullable(),
+    trunkName: z.string().nullable(),
     createdAt: z.iso.datetime(),
   })
   .meta({ id: 'ProjectNumber' });
@@ -23,6 +26,8 @@ export const projectNumberWriteRequest = z.object({
     .regex(/^[0-9+\-\s]{5,20}$/, { error: '号码格式不正确' }),
   label: optionalText('备注', 50).default(''),
   enabled: z.boolean().default(true),
+  /** One of the project's SIP trunks; null or absent: the simulated carrier (模拟线路). */
+  trunkId: entityId('线路').nullable().default(null),
 });
 
 /** Binds a number's inbound calls to an assistant (its published version answers), or unbinds it (null). */

@@ -1,8 +1,19 @@
-import { callStatus, contactStatus, endReason, hangupBy, taskState } from '@callpilot/contracts';
+import {
+  callerIdFormat,
+  callStatus,
+  contactStatus,
+  endReason,
+  hangupBy,
+  type TrunkCodec,
+  taskState,
+  trunkKind,
+  trunkTransport,
+} from '@callpilot/contracts';
 import { sql } from 'drizzle-orm';
 import {
   boolean,
   customType,
+  foreignKey,
   index,
   integer,
   jsonb,
@@ -470,6 +481,62 @@ export const callTurns = pgTable(
   (t) => [primaryKey({ columns: [t.callId, t.index] })],
 );
 
+/**
+ * A project's SIP trunk to its carrier or PBX: register-based (we register with credentials) or
+ * IP-based (the peer sends from known addresses). The password is stored encrypted with the server
+ * secret and never leaves the server. The status columns are written by the SIP runtime only.
+ */
+export const sipTrunks = pgTable(
+  'sip_trunks',
+  {
+    id: text('id').primaryKey(),
+    projectId: projectRef(),
+    name: text('name').notNull(),
+    kind: text('kind', { enum: values(trunkKind) }).notNull(),
+    transport: text('transport', { enum: values(trunkTransport) })
+      .notNull()
+      .default('udp'),
+    /** Register trunks: host[:port]. */
+    registrar: text('registrar').notNull().default(''),
+    username: text('username').notNull().default(''),
+    /** Empty: the username authenticates. */
+    authUsername: text('auth_username').notNull().default(''),
+    /** AES-256-GCM ciphertext (iv.tag.data, base64url), like llm_providers.api_key_encrypted. */
+    passwordEncrypted: text('password_encrypted').notNull().default(''),
+    passwordHint: text('password_hint').notNull().default(''),
+    registerExpires: integer('register_expires').notNull().default(300),
+    outboundProxy: text('outbound_proxy').notNull().default(''),
+    /** IP trunks: host[:port] INVITEs are sent to. */
+    signallingAddress: text('signalling_address').notNull().default(''),
+    /** IP trunks: the IPs and CIDR ranges inbound INVITEs are accepted from (canonical text). */
+    peerAddresses: jsonb('peer_addresses').$type<string[]>().notNull().default([]),
+    codecs: jsonb('codecs').$type<TrunkCodec[]>().notNull().default(['PCMA', 'PCMU']),
+    callerIdFormat: text('caller_id_format', { enum: values(callerIdFormat) })
+      .notNull()
+      .default('national'),
+    maxConcurrent: integer('max_concurrent').notNull().default(30),
+    enabled: boolean('enabled').notNull().default(true),
+    regStatus: text('reg_status', { enum: ['unregistered', 'registering', 'registered', 'failed'] })
+      .notNull()
+      .default('unregistered'),
+    /** The carrier's reason for the last failed registration (its status line, a Reason header). */
+    regDetail: text('reg_detail').notNull().default(''),
+    regAt: timestamp('reg_at', { withTimezone: true }),
+    optionsAt: timestamp('options_at', { withTimezone: true }),
+    optionsRttMs: integer('options_rtt_ms'),
+    /** SIP status of the last OPTIONS answer; 408 when none came. */
+    optionsStatus: integer('options_status'),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('sip_trunks_project_name_key').on(t.projectId, t.name),
+    // The target of project_numbers' (project_id, trunk_id) reference: a number can only use a
+    // trunk of its own project, whatever a request says.
+    uniqueIndex('sip_trunks_project_id_key').on(t.projectId, t.id),
+  ],
+);
+
 /** 外显号码: numbers the project may present to callees (its trunk's DIDs). */
 export const projectNumbers = pgTable(
   'project_numbers',
@@ -482,10 +549,18 @@ export const projectNumbers = pgTable(
     inboundAssistantId: text('inbound_assistant_id').references(() => assistants.id, {
       onDelete: 'set null',
     }),
+    /** The SIP trunk the number's calls go through; null: the simulated carrier (模拟线路). */
+    trunkId: text('trunk_id'),
     createdAt: createdAt(),
   },
   (t) => [
     primaryKey({ columns: [t.projectId, t.number] }),
+    foreignKey({
+      name: 'project_numbers_trunk_fk',
+      columns: [t.projectId, t.trunkId],
+      foreignColumns: [sipTrunks.projectId, sipTrunks.id],
+    }).onDelete('restrict'),
+    index('project_numbers_trunk_idx').on(t.trunkId),
     // A call to a number must reach exactly one project.
     uniqueIndex('project_numbers_inbound_unique')
       .on(t.number)

@@ -14,6 +14,7 @@ import { oidcRoutes } from './oidc/oidc.routes';
 import { projectsRoutes } from './projects/projects.routes';
 import { taskImportRoutes } from './tasks/import.routes';
 import { tasksRoutes } from './tasks/tasks.routes';
+import { trunksRoutes } from './trunks/trunks.routes';
 import { usersRoutes } from './users/users.routes';
 
 /** Every HTTP module, registered by app.ts from this one list. */
@@ -31,6 +32,7 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   llmProvidersRoutes,
   callsRoutes,
   numbersRoutes,
+  trunksRoutes,
   tasksRoutes,
   taskImportRoutes,
 ];

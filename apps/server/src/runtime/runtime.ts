@@ -45,6 +45,7 @@ import { ensureDemoTasks } from './demo-tasks';
 import { LiveCalls } from './live-calls';
 import { RecordingWorker } from './recording-worker';
 import { taskDialer } from './task-dialer';
+import { simTrunkControl, type TrunkControl } from './trunk-control';
 
 export type Role = 'all' | 'api' | 'worker';
 
@@ -55,6 +56,8 @@ export interface RuntimeOptions {
   providers: Providers;
   /** The engine's clock; the system clock unless a test passes a simulated one. */
   clock?: Clock;
+  /** The SIP trunks' control; the simulated carrier's (no trunk can work) unless given. */
+  trunks?: TrunkControl;
 }
 
 /** How long the API waits for an engine process to take a call it asked for. */
@@ -106,7 +109,7 @@ async function eventFromRef(db: Database, ref: CallEventRef): Promise<CallEvent 
  * Roles: `all` runs everything; `api` runs no engine and hands the calls it is asked for to an
  * engine process through the database; `worker` runs the engine and the workers without HTTP.
  */
-export function createRuntime({ database, env, log, providers, clock: given }: RuntimeOptions) {
+export function createRuntime({ database, env, log, providers, clock: given, trunks }: RuntimeOptions) {
   const { db } = database;
   const role: Role = env.ROLE;
   const hasEngine = role !== 'api';
@@ -381,6 +384,8 @@ export function createRuntime({ database, env, log, providers, clock: given }: R
     taskEvents,
     /** The offline speech synthesiser of this process (voices and the editor's 试听). */
     speech,
+    /** Trunk status and 测试呼叫 (runtime/trunk-control.ts). */
+    trunks: trunks ?? simTrunkControl(),
 
     async startTestCall(projectId: string, request: TestCallRequest): Promise<{ callId: string }> {
       const callId = randomUUID();

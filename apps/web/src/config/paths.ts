@@ -14,6 +14,8 @@ export const paths = {
   /** 号码管理: the project's numbers and which assistant answers each (linked from the assistant editor). */
   ivrNumbers: '/ivr/numbers',
   ivrFlows: '/ivr/list',
+  /** 线路管理: the project's SIP trunks. */
+  ivrTrunks: '/ivr/trunks',
   assistant: '/assistant',
   assistantList: '/assistant/list',
   knowledge: '/knowledge',

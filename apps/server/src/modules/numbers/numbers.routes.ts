@@ -1,4 +1,5 @@
 import {
+  entityId,
   envelope,
   errorEnvelope,
   optionalText,
@@ -26,6 +27,8 @@ const numberParams = projectIdParams.extend({ number: z.string().min(1).max(30) 
 const numberUpdateRequest = z.object({
   label: optionalText('备注', 50).optional(),
   enabled: z.boolean({ error: '是否启用须为布尔值' }).optional(),
+  /** Absent: keep; null: the simulated carrier (模拟线路). */
+  trunkId: entityId('线路').nullable().optional(),
 });
 
 /** 外显号码: the project's caller numbers. */
@@ -54,7 +57,7 @@ export const numbersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, {
       schema: {
         tags,
         security,
-        summary: '添加外显号码（所有者或管理员；号码按中国大陆格式规范化）',
+        summary: '添加外显号码（所有者或管理员；号码按中国大陆格式规范化；trunkId 为空时走模拟线路）',
         params: projectIdParams,
         body: projectNumberWriteRequest,
         response: { 200: envelope(projectNumber), ...guarded, 409: errorEnvelope },
@@ -73,7 +76,7 @@ export const numbersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, {
       schema: {
         tags,
         security,
-        summary: '修改外显号码的备注或启用状态（所有者或管理员）',
+        summary: '修改外显号码的备注、启用状态或线路（所有者或管理员）',
         params: numberParams,
         body: numberUpdateRequest,
         response: { 200: envelope(projectNumber), ...guarded },

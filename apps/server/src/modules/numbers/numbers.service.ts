@@ -1,7 +1,7 @@
 import type { ProjectNumber } from '@callpilot/contracts';
 import { and, asc, eq, inArray, isNotNull, isNull, ne, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { assistants, callTasks, projectLimits, projectNumbers } from '../../db/schema';
+import { assistants, callTasks, projectLimits, projectNumbers, sipTrunks } from '../../db/schema';
 import type { InboundRoutes } from '../../engine/call/ports';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
 import { normalizePhone } from '../../lib/phone';
@@ -9,24 +9,48 @@ import type { ProjectAccess } from '../../plugins/project-access';
 
 type NumberRow = typeof projectNumbers.$inferSelect;
 
-const toNumber = (row: NumberRow, assistantName: string | null = null): ProjectNumber => ({
+const toNumber = (
+  row: NumberRow,
+  names: { assistantName?: string | null; trunkName?: string | null } = {},
+): ProjectNumber => ({
   number: row.number,
   label: row.label,
   enabled: row.enabled,
   inboundAssistantId: row.inboundAssistantId,
-  inboundAssistantName: row.inboundAssistantId ? assistantName : null,
+  inboundAssistantName: row.inboundAssistantId ? (names.assistantName ?? null) : null,
+  trunkId: row.trunkId,
+  trunkName: row.trunkId ? (names.trunkName ?? null) : null,
   createdAt: row.createdAt.toISOString(),
 });
 
-/** A number with the name of the assistant answering it. */
-async function withAssistant(db: Database, row: NumberRow): Promise<ProjectNumber> {
-  if (!row.inboundAssistantId) return toNumber(row);
-  const [assistant] = await db
-    .select({ name: assistants.name })
-    .from(assistants)
-    .where(eq(assistants.id, row.inboundAssistantId))
+/** A number with the names of the assistant answering it and of its trunk. */
+async function withNames(db: Database, row: NumberRow): Promise<ProjectNumber> {
+  const [assistant] = row.inboundAssistantId
+    ? await db
+        .select({ name: assistants.name })
+        .from(assistants)
+        .where(eq(assistants.id, row.inboundAssistantId))
+        .limit(1)
+    : [];
+  const [trunk] = row.trunkId
+    ? await db.select({ name: sipTrunks.name }).from(sipTrunks).where(eq(sipTrunks.id, row.trunkId)).limit(1)
+    : [];
+  return toNumber(row, { assistantName: assistant?.name, trunkName: trunk?.name });
+}
+
+/**
+ * The trunk a number is put on must be one of its project's: another project's trunk id is
+ * answered as not existing (the database's (project_id, trunk_id) reference refuses it too).
+ */
+async function trunkOfProjectOrThrow(db: Database, projectId: string, trunkId: string | null) {
+  if (trunkId === null) return null;
+  const [trunk] = await db
+    .select({ id: sipTrunks.id })
+    .from(sipTrunks)
+    .where(and(eq(sipTrunks.projectId, projectId), eq(sipTrunks.id, trunkId)))
     .limit(1);
-  return toNumber(row, assistant?.name ?? null);
+  if (!trunk) throw badRequest('字段 trunkId：线路不存在，请在线路管理中选择本项目的线路');
+  return trunk.id;
 }
 
 /** Caller numbers are shown to every callee: only the project's owner and admins manage them. */
@@ -43,12 +67,13 @@ export function callerNumberOrThrow(raw: string, field = 'number'): string {
 
 export async function listNumbers(db: Database, projectId: string): Promise<ProjectNumber[]> {
   const rows = await db
-    .select({ number: projectNumbers, assistantName: assistants.name })
+    .select({ number: projectNumbers, assistantName: assistants.name, trunkName: sipTrunks.name })
     .from(projectNumbers)
     .leftJoin(assistants, eq(assistants.id, projectNumbers.inboundAssistantId))
+    .leftJoin(sipTrunks, eq(sipTrunks.id, projectNumbers.trunkId))
     .where(eq(projectNumbers.projectId, projectId))
     .orderBy(asc(projectNumbers.createdAt), asc(projectNumbers.number));
-  return rows.map((r) => toNumber(r.number, r.assistantName));
+  return rows.map((r) => toNumber(r.number, r));
 }
 
 /** For the tasks module: which of these numbers are the project's enabled caller numbers (stored form). */
@@ -63,16 +88,17 @@ export async function enabledNumbers(db: Database, projectId: string): Promise<s
 export async function createNumber(
   db: Database,
   projectId: string,
-  input: { number: string; label: string; enabled: boolean },
+  input: { number: string; label: string; enabled: boolean; trunkId?: string | null },
 ): Promise<ProjectNumber> {
   const number = callerNumberOrThrow(input.number);
+  const trunkId = await trunkOfProjectOrThrow(db, projectId, input.trunkId ?? null);
   const [row] = await db
     .insert(projectNumbers)
-    .values({ projectId, number, label: input.label, enabled: input.enabled })
+    .values({ projectId, number, label: input.label, enabled: input.enabled, trunkId })
     .onConflictDoNothing()
     .returning();
   if (!row) throw conflict(`号码 ${number} 已存在`);
-  return toNumber(row);
+  return withNames(db, row);
 }
 
 async function findNumber(db: Database, projectId: string, raw: string) {
@@ -91,15 +117,17 @@ export async function updateNumber(
   db: Database,
   projectId: string,
   raw: string,
-  input: { label?: string; enabled?: boolean },
+  input: { label?: string; enabled?: boolean; trunkId?: string | null },
 ): Promise<ProjectNumber> {
   const current = await findNumber(db, projectId, raw);
+  const trunkId =
+    input.trunkId === undefined ? current.trunkId : await trunkOfProjectOrThrow(db, projectId, input.trunkId);
   const [row] = await db
     .update(projectNumbers)
-    .set({ label: input.label ?? current.label, enabled: input.enabled ?? current.enabled })
+    .set({ label: input.label ?? current.label, enabled: input.enabled ?? current.enabled, trunkId })
     .where(and(eq(projectNumbers.projectId, projectId), eq(projectNumbers.number, current.number)))
     .returning();
-  return withAssistant(db, row!);
+  return withNames(db, row!);
 }
 
 /**
@@ -148,7 +176,7 @@ export async function bindInbound(
       .set({ inboundAssistantId: assistantId })
       .where(and(eq(projectNumbers.projectId, projectId), eq(projectNumbers.number, current.number)))
       .returning();
-    return withAssistant(db, row!);
+    return withNames(db, row!);
   } catch (err) {
     // Two projects binding the same number at once: the unique index decides.
     if ((err as { code?: string }).code === '23505' || /unique/i.test(String(err))) {

@@ -1,4 +1,4 @@
-import type { AssistantSummary, CallSummary, ProjectNumber } from '@callpilot/contracts';
+import type { AssistantSummary, CallSummary, ProjectNumber, Trunk, TrunkStatus } from '@callpilot/contracts';
 import { resetOemInfoLoad } from '@/lib/api/get-oem-info';
 import { makeCall, makeAssistant as makeSharedAssistant } from '@/test/api-fixtures';
 import { type FakeReply, failure, ok, type RecordedRequest, startFakeServer } from '@/test/fake-server';
@@ -6,6 +6,7 @@ import { routeKey } from '@/test/render-route';
 
 export const NUMBERS = '/api/project/p1/numbers';
 export const CALLS = '/api/project/p1/calls';
+export const TRUNKS = '/api/project/p1/trunks';
 
 /** The current user as the server answers it; the shell copies it into the user store. */
 export function currentUser(role: 'owner' | 'member') {
@@ -37,10 +38,58 @@ export function makeNumber(overrides: Partial<ProjectNumber> = {}): ProjectNumbe
     enabled: true,
     inboundAssistantId: 'a1',
     inboundAssistantName: '课程回访小助手',
+    trunkId: null,
+    trunkName: null,
     createdAt: '2026-03-01T02:00:00.000Z',
     ...overrides,
   };
 }
+
+/** What every trunk says while the server runs the simulated carrier. */
+export const SIM_OFF: TrunkStatus = {
+  state: 'sip_off',
+  detail: '服务器当前运行在模拟线路（TELEPHONY=sim）',
+  registeredAt: null,
+  optionsAt: null,
+  optionsRttMs: null,
+  optionsStatus: null,
+  activeCalls: null,
+};
+
+/** A register trunk to a carrier, with a stored password. */
+export function makeTrunk(overrides: Partial<Trunk> = {}): Trunk {
+  return {
+    id: 't1',
+    name: '电信 SIP 中继',
+    kind: 'register',
+    transport: 'udp',
+    registrar: 'sip.carrier.example.com:5060',
+    username: '02160880000',
+    authUsername: '',
+    hasPassword: true,
+    passwordHint: '81',
+    registerExpires: 300,
+    outboundProxy: '',
+    signallingAddress: '',
+    peerAddresses: [],
+    codecs: ['PCMA', 'PCMU'],
+    callerIdFormat: 'national',
+    maxConcurrent: 30,
+    enabled: true,
+    numberCount: 0,
+    status: SIM_OFF,
+    createdAt: '2026-03-01T02:00:00.000Z',
+    updatedAt: '2026-03-01T02:00:00.000Z',
+    ...overrides,
+  };
+}
+
+export const page = <T>(items: T[], total = items.length, pageNo = 1, pageSize = 20) => ({
+  items,
+  total,
+  page: pageNo,
+  pageSize,
+});
 
 /** An assistant that may answer calls (published, for inbound and outbound). */
 export const makeAssistant = (overrides: Partial<AssistantSummary> = {}): AssistantSummary =>
@@ -77,7 +126,9 @@ export function serveConsole(role: 'owner' | 'member', routes: Record<string, Fa
     if (request.url === '/api/console/config') return ok({ salesPhone: '400-800-1234' });
     if (request.url.startsWith('/api/oem/')) return ok({ status: false, name: '', logo: '' });
     if (request.url.endsWith('/balance-limit')) return ok(limits);
-    const reply = routes[routeKey(request)];
+    // The number form lists the project's trunks; none unless a test says otherwise.
+    const reply =
+      routes[routeKey(request)] ?? (routeKey(request) === `GET ${TRUNKS}` ? ok(page([])) : undefined);
     const answer = typeof reply === 'function' ? reply(request) : reply;
     return answer ?? failure(404, '请求地址出错', 'NOT_FOUND');
   });

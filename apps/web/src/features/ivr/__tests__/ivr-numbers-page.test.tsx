@@ -158,6 +158,7 @@ describe('号码管理', () => {
       number: '021-8888 6666',
       label: '上海总机',
       enabled: true,
+      trunkId: null,
     });
     expect(within(row('02188886666')).getByText('未绑定')).toBeTruthy();
   });

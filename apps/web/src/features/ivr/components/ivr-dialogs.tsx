@@ -1,15 +1,20 @@
-import type { ProjectNumber } from '@callpilot/contracts';
+import type { ProjectNumber, Trunk } from '@callpilot/contracts';
 import { createContext, type ReactNode, useContext, useMemo, useState } from 'react';
 import { InboundTestCallDialog } from '@/entities/call/components/inbound-test-call-dialog';
 import { IvrInboundDialog } from './ivr-inbound-dialog';
 import { IvrNumberFormDialog } from './ivr-number-form-dialog';
+import { IvrTrunkFormDialog } from './ivr-trunk-form-dialog';
+import { IvrTrunkTestCallDialog } from './ivr-trunk-test-call-dialog';
 
-/** The one dialog the section may show at a time, with the number it works on. */
+/** The one dialog the section may show at a time, with the number or trunk it works on. */
 export type IvrDialog =
   | { type: 'add-number' }
   | { type: 'edit-number'; number: ProjectNumber }
   | { type: 'inbound'; number: ProjectNumber }
-  | { type: 'simulate-inbound'; number: ProjectNumber };
+  | { type: 'simulate-inbound'; number: ProjectNumber }
+  | { type: 'add-trunk' }
+  | { type: 'edit-trunk'; trunk: Trunk }
+  | { type: 'test-trunk'; trunk: Trunk };
 
 type IvrDialogsContext = { open: (dialog: IvrDialog) => void; close: () => void };
 
@@ -51,6 +56,16 @@ export function IvrDialogsProvider({ projectId, children }: { projectId: string;
           ]}
           onClose={context.close}
         />
+      )}
+      {(dialog?.type === 'add-trunk' || dialog?.type === 'edit-trunk') && (
+        <IvrTrunkFormDialog
+          projectId={projectId}
+          trunk={dialog.type === 'edit-trunk' ? dialog.trunk : undefined}
+          onClose={context.close}
+        />
+      )}
+      {dialog?.type === 'test-trunk' && (
+        <IvrTrunkTestCallDialog projectId={projectId} trunk={dialog.trunk} onClose={context.close} />
       )}
     </DialogsContext.Provider>
   );

@@ -1,12 +1,18 @@
 import { type ProjectNumber, projectNumberWriteRequest } from '@callpilot/contracts';
-import { Form, Input, Modal, Switch } from 'antd';
+import { Form, Input, Modal, Select, Switch } from 'antd';
 import { toast } from 'sonner';
 import { zodRule } from '@/lib/form-rules';
+import { useTrunkOptions } from '../api/get-trunks';
 import { type ProjectNumberBody, useSaveProjectNumber } from '../api/save-project-number';
 
 const fields = projectNumberWriteRequest.shape;
 
-/** 添加号码 / 编辑号码: the number is its identity, so an existing one edits only 备注 and 启用. */
+/** The select's value for the simulated carrier (trunkId null): antd shows a null value as empty. */
+const SIM = '';
+
+type FormValues = Omit<ProjectNumberBody, 'trunkId'> & { trunkId: string };
+
+/** 添加号码 / 编辑号码: the number is its identity, so an existing one edits 备注, 线路 and 启用. */
 export function IvrNumberFormDialog({
   projectId,
   number,
@@ -17,15 +23,28 @@ export function IvrNumberFormDialog({
   number?: ProjectNumber;
   onClose: () => void;
 }) {
-  const [form] = Form.useForm<ProjectNumberBody>();
+  const [form] = Form.useForm<FormValues>();
   const save = useSaveProjectNumber(projectId, { creating: !number });
+  const trunks = useTrunkOptions(projectId);
+  const trunkOptions = [
+    { value: SIM, label: '模拟线路' },
+    ...(trunks.data ?? []).map((trunk) => ({
+      value: trunk.id,
+      label: trunk.enabled ? trunk.name : `${trunk.name}（已停用）`,
+    })),
+  ];
+  // The number's trunk, even before the list arrives, so the select never shows a bare id.
+  if (number?.trunkId && !trunkOptions.some((option) => option.value === number.trunkId)) {
+    trunkOptions.push({ value: number.trunkId, label: number.trunkName ?? '当前线路' });
+  }
 
-  const submit = (values: ProjectNumberBody) =>
+  const submit = (values: FormValues) =>
     save.mutate(
       {
         number: number?.number ?? values.number.trim(),
         label: values.label?.trim() ?? '',
         enabled: values.enabled,
+        trunkId: values.trunkId || null,
       },
       {
         onSuccess: (saved) => {
@@ -46,7 +65,7 @@ export function IvrNumberFormDialog({
       destroyOnHidden
       mask={{ closable: false }}
     >
-      <Form<ProjectNumberBody>
+      <Form<FormValues>
         form={form}
         name="project-number"
         layout="vertical"
@@ -56,6 +75,7 @@ export function IvrNumberFormDialog({
           number: number?.number ?? '',
           label: number?.label ?? '',
           enabled: number?.enabled ?? true,
+          trunkId: number?.trunkId ?? SIM,
         }}
         onFinish={submit}
       >
@@ -69,6 +89,13 @@ export function IvrNumberFormDialog({
         </Form.Item>
         <Form.Item label="备注" name="label" rules={[zodRule(fields.label)]}>
           <Input aria-label="备注" maxLength={50} placeholder="例如：上海客服热线（选填）" />
+        </Form.Item>
+        <Form.Item
+          label="线路"
+          name="trunkId"
+          extra="号码的呼出和呼入经所选线路进行；模拟线路不产生真实通话。线路在「线路管理」中添加。"
+        >
+          <Select aria-label="线路" options={trunkOptions} loading={trunks.isPending} />
         </Form.Item>
         <Form.Item
           label="启用"

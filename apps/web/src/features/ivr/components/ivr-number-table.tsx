@@ -31,6 +31,12 @@ export function IvrNumberTable({
     },
     { title: '备注', dataIndex: 'label', render: (value: string) => value || '-' },
     {
+      title: '线路',
+      key: 'trunk',
+      render: (_, number) =>
+        number.trunkName ?? <span className="text-gray-400">{number.trunkId ? '-' : '模拟线路'}</span>,
+    },
+    {
       title: '启用',
       dataIndex: 'enabled',
       render: (enabled: boolean, number) =>

@@ -5,9 +5,10 @@ import { cn } from '@/lib/utils';
 const TABS = [
   { to: paths.ivrFlows, label: '通话流程' },
   { to: paths.ivrNumbers, label: '号码管理' },
+  { to: paths.ivrTrunks, label: '线路管理' },
 ];
 
-/** The section's two pages as links (a new tab works, and the URL says which page is open). */
+/** The section's pages as links (a new tab works, and the URL says which page is open). */
 export function IvrTabs() {
   return (
     <nav aria-label="通话流程导航" className="flex gap-6 border-b border-gray-200">

@@ -4,6 +4,7 @@ import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
 import { IvrDialogsProvider } from '../components/ivr-dialogs';
 import { IvrFlowsPage } from './ivr-flows-page';
 import { IvrNumbersPage } from './ivr-numbers-page';
+import { IvrTrunksPage } from './ivr-trunks-page';
 
 /**
  * Everything under /ivr. Until the flow editor lands (/ivr/list, /ivr/edit/:id) the numbers page
@@ -17,6 +18,7 @@ export function IvrSection() {
         <Route index element={<Navigate to={paths.ivrNumbers} replace />} />
         <Route path="numbers" element={<IvrNumbersPage />} />
         <Route path="list" element={<IvrFlowsPage />} />
+        <Route path="trunks" element={<IvrTrunksPage />} />
         <Route path="*" element={<Navigate to={paths.ivrNumbers} replace />} />
       </Routes>
     </IvrDialogsProvider>
