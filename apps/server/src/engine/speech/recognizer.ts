@@ -1,12 +1,13 @@
-import type { SpeechVendor } from '@callpilot/contracts';
+import type { AssistantConfig, SpeechVendor } from '@callpilot/contracts';
+import type { AssistantSource } from '../call/ports';
 import type { Clock } from '../clock';
 import { createOpenAITranscriber } from './openai-transcriber';
 import type { SpeechRecognizer } from './types';
 
 /**
  * A project's speech-recognition profile as a call needs it, key decrypted. The assistants
- * module resolves it onto the call's assistant (`CallAssistant.recognizer`); the key goes no
- * further than the recogniser built from it.
+ * module resolves it per call (`AssistantSource.recognizer`); the key goes no further than the
+ * recogniser built from it.
  */
 export interface RecognizerProfile {
   vendor: SpeechVendor;
@@ -29,4 +30,19 @@ export function createRecognizer(
         ...options,
       });
   }
+}
+
+/**
+ * The recogniser an assistant listens with on a real line, or null when its hearing names no
+ * profile (or the profile is gone): such a call still runs, understanding key presses only.
+ */
+export async function recognizerFor(
+  source: Pick<AssistantSource, 'recognizer'>,
+  projectId: string,
+  config: Pick<AssistantConfig, 'hearing'>,
+  options: { clock?: Clock; timeoutMs?: number } = {},
+): Promise<SpeechRecognizer | null> {
+  const providerId = config.hearing.providerId;
+  const profile = providerId ? await source.recognizer(projectId, providerId) : null;
+  return profile ? createRecognizer(profile, options) : null;
 }
