@@ -200,6 +200,7 @@ async function dialerRun(
         db,
         repository,
         resolveProvider: async () => null,
+        resolveRecognizer: async () => null,
         embedderFor: async () => undefined,
         sms: { send: async () => {} },
         onError: (err) => run.errors.push(err),

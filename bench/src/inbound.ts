@@ -266,6 +266,7 @@ export async function inboundBenchmark(): Promise<BudgetResult[]> {
         db,
         repository,
         resolveProvider: async () => null,
+        resolveRecognizer: async () => null,
         embedderFor: async () => undefined,
         sms: { send: async () => {} },
         onError,

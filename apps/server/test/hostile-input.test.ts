@@ -67,6 +67,11 @@ async function seedProject(email: string): Promise<Ids> {
     username: '02160880000',
     password: 'trunk-pass-1234',
   });
+  const speechProvider = await api(headers, 'POST', `${p}/speech-providers`, {
+    name: '识别',
+    baseUrl: 'http://127.0.0.1:9/v1',
+    model: 'm',
+  });
   await api(headers, 'POST', `${p}/numbers`, { number: '02160880000', label: '总机', trunkId: trunk.id });
   await api(headers, 'POST', `${p}/do-not-call`, { phone: '13900000001', reason: '投诉' });
   const task = await api(headers, 'POST', `${p}/tasks`, {
@@ -100,6 +105,7 @@ async function seedProject(email: string): Promise<Ids> {
     knowledgeBaseId: demo.knowledgeBaseId,
     providerId: provider.id,
     trunkId: trunk.id,
+    speechProviderId: speechProvider.id,
     number: '02160880000',
     phone: '13900000001',
     taskId: task.id,

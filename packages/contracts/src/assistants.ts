@@ -77,6 +77,15 @@ export const assistantBrain = z.object({
 });
 export type AssistantBrain = z.infer<typeof assistantBrain>;
 
+export const assistantHearing = z.object({
+  /**
+   * A project speech-recognition profile (语音识别配置). null: on a real line the assistant
+   * understands key presses only; simulated calls need none (the simulator speaks text).
+   */
+  providerId: entityId('语音识别配置').nullable().default(null),
+});
+export type AssistantHearing = z.infer<typeof assistantHearing>;
+
 export const assistantKnowledge = z.object({
   baseIds: z.array(entityId('知识库')).max(5, { error: '最多关联 5 个知识库' }).default([]),
   topK: z
@@ -164,6 +173,7 @@ export const assistantConfig = z
     variables: z.array(assistantVariable).max(20, { error: '变量最多 20 个' }).default([]),
     voice: assistantVoice.default({ provider: 'espeak', voiceId: 'cmn', speed: 1, volume: 80 }),
     brain: assistantBrain.default({ providerId: null, model: '', temperature: 0.7, maxTokens: 300 }),
+    hearing: assistantHearing.default({ providerId: null }),
     knowledge: assistantKnowledge.default({ baseIds: [], topK: 3, scoreThreshold: 0.3 }),
     conversation: assistantConversation.default(() => assistantConversation.parse({})),
     intentRules: intentRules.default(() => intentRules.parse({})),
@@ -352,19 +362,26 @@ export type VoiceOption = z.infer<typeof voiceOption>;
 
 // ---- LLM provider profiles ----
 
+/** The base URL of an OpenAI-compatible endpoint (model or speech recognition profiles). */
+export const providerBaseUrl = z
+  .url({ error: '接口地址须为 http(s) 网址', protocol: /^https?$/ })
+  .max(300, { error: '接口地址不能超过 300 个字符' });
+
+/** A provider profile's API key on write. On update, omit it (or send an empty string) to keep the stored key. */
+const providerApiKey = optionalText('API Key', 300).optional();
+/** On update: remove the stored key (an endpoint that needs none, such as a local server). */
+const clearProviderApiKey = z.boolean({ error: '是否清除 API Key 须为布尔值' }).optional();
+
 export const llmProviderWriteRequest = z
   .object({
     name: requiredText('配置名称', 50),
-    baseUrl: z
-      .url({ error: '接口地址须为 http(s) 网址', protocol: /^https?$/ })
-      .max(300, { error: '接口地址不能超过 300 个字符' }),
+    baseUrl: providerBaseUrl,
     model: requiredText('默认模型', 100),
-    /** Write-only. On update, omit it (or send an empty string) to keep the stored key. */
-    apiKey: optionalText('API Key', 300).optional(),
+    /** Write-only. */
+    apiKey: providerApiKey,
     /** Optional embeddings model on the same endpoint, for hybrid knowledge retrieval. */
     embeddingModel: optionalText('向量模型', 100).default(''),
-    /** On update: remove the stored key (an endpoint that needs none, such as a local Ollama). */
-    clearApiKey: z.boolean({ error: '是否清除 API Key 须为布尔值' }).optional(),
+    clearApiKey: clearProviderApiKey,
   })
   .meta({ id: 'LlmProviderWriteRequest' });
 export type LlmProviderWriteRequest = z.input<typeof llmProviderWriteRequest>;
@@ -402,6 +419,60 @@ export const llmProviderTestResult = z
   })
   .meta({ id: 'LlmProviderTestResult' });
 export type LlmProviderTestResult = z.infer<typeof llmProviderTestResult>;
+
+// ---- Speech recognition profiles ----
+
+/** How a recognition profile is spoken to. Issue #14 adds 'funasr' | 'aliyun' | 'tencent'. */
+export const speechVendor = z.enum(['openai_compatible'], { error: '语音识别服务类型不支持' });
+export type SpeechVendor = z.infer<typeof speechVendor>;
+export const SPEECH_VENDOR_LABELS: Record<SpeechVendor, string> = {
+  openai_compatible: 'OpenAI 兼容接口（/audio/transcriptions）',
+};
+
+export const speechProviderWriteRequest = z
+  .object({
+    name: requiredText('配置名称', 50),
+    vendor: speechVendor.default('openai_compatible'),
+    baseUrl: providerBaseUrl,
+    model: requiredText('识别模型', 100),
+    /** Write-only. */
+    apiKey: providerApiKey,
+    clearApiKey: clearProviderApiKey,
+  })
+  .meta({ id: 'SpeechProviderWriteRequest' });
+export type SpeechProviderWriteRequest = z.input<typeof speechProviderWriteRequest>;
+
+export const speechProvider = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    vendor: speechVendor,
+    baseUrl: z.string(),
+    model: z.string(),
+    /** Only whether a key is stored and its last 4 characters; the key itself never leaves the server. */
+    hasApiKey: z.boolean(),
+    apiKeyHint: z.string(),
+    createdAt: z.iso.datetime(),
+    updatedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'SpeechProvider' });
+export type SpeechProvider = z.infer<typeof speechProvider>;
+
+export const speechProviderIdParams = z.object({
+  projectId: entityId('项目 ID'),
+  speechProviderId: entityId('语音识别配置 ID'),
+});
+
+export const speechProviderList = paged(speechProvider).meta({ id: 'SpeechProviderList' });
+
+/** `POST .../speech-providers/:speechProviderId/test`: a short built-in sample transcribed by the profile. */
+export const speechProviderTestResult = llmProviderTestResult
+  .extend({
+    /** What the recogniser heard in the sample; empty when the test failed or it heard nothing. */
+    text: z.string(),
+  })
+  .meta({ id: 'SpeechProviderTestResult' });
+export type SpeechProviderTestResult = z.infer<typeof speechProviderTestResult>;
 
 // ---- Do-not-call list ----
 

@@ -4,6 +4,7 @@ import {
   contactStatus,
   endReason,
   hangupBy,
+  speechVendor,
   type TrunkCodec,
   taskState,
   trunkKind,
@@ -234,6 +235,28 @@ export const llmProviders = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('llm_providers_project_idx').on(t.projectId)],
+);
+
+/**
+ * A project's speech-recognition endpoints (语音识别配置), chosen per assistant for real lines;
+ * keys are sealed like llm_providers'.
+ */
+export const speechProviders = pgTable(
+  'speech_providers',
+  {
+    id: text('id').primaryKey(),
+    projectId: projectRef(),
+    name: text('name').notNull(),
+    vendor: text('vendor', { enum: values(speechVendor) }).notNull(),
+    baseUrl: text('base_url').notNull(),
+    model: text('model').notNull(),
+    /** AES-256-GCM ciphertext (iv.tag.data, base64url); empty when the endpoint needs no key. */
+    apiKeyEncrypted: text('api_key_encrypted').notNull().default(''),
+    apiKeyHint: text('api_key_hint').notNull().default(''),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('speech_providers_project_idx').on(t.projectId)],
 );
 
 /**

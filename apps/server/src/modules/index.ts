@@ -12,6 +12,7 @@ import { numbersRoutes } from './numbers/numbers.routes';
 import { oemRoutes } from './oem/oem.routes';
 import { oidcRoutes } from './oidc/oidc.routes';
 import { projectsRoutes } from './projects/projects.routes';
+import { speechProvidersRoutes } from './speech-providers/speech-providers.routes';
 import { taskImportRoutes } from './tasks/import.routes';
 import { tasksRoutes } from './tasks/tasks.routes';
 import { trunksRoutes } from './trunks/trunks.routes';
@@ -30,6 +31,7 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   voicesRoutes,
   knowledgeRoutes,
   llmProvidersRoutes,
+  speechProvidersRoutes,
   callsRoutes,
   numbersRoutes,
   trunksRoutes,

@@ -20,7 +20,7 @@ import type { Env } from '../env';
 import { AppError } from '../lib/errors';
 import { type Relay, startRelay } from '../lib/relay';
 import { loadAppSecret } from '../lib/secret-box';
-import { providerResolver } from '../modules/assistants/provider';
+import { providerResolver, recognizerResolver } from '../modules/assistants/provider';
 import { CallEventHub, callIdOf } from '../modules/calls/call-events';
 import { CallRepository } from '../modules/calls/call-repository';
 import { toSummary, toTurn } from '../modules/calls/calls.service';
@@ -129,6 +129,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     db,
     repository,
     resolveProvider: providerResolver(db, env),
+    resolveRecognizer: recognizerResolver(db, env),
     embedderFor,
     sms: providers.sms,
     onError: (err, context) => log.warn({ err, context }, 'call step failed'),

@@ -44,6 +44,7 @@ function ports(options: { route?: InboundRoute | null; providerUrl?: string; cfg
       }),
       provider: async () =>
         options.providerUrl ? { baseUrl: options.providerUrl, model: 'test-model', apiKey: 'sk-test' } : null,
+      recognizer: async () => null,
     },
     knowledge: { retrieve: async () => [], questions: async () => [] },
     doNotCall: {

@@ -9,6 +9,7 @@ import type {
   SimPersona,
 } from '@callpilot/contracts';
 import type { BrainProvider } from '../brain/create-brain';
+import type { RecognizerProfile } from '../speech/recognizer';
 
 /**
  * What the engine needs from the rest of the server to run a call, as small interfaces the
@@ -33,6 +34,12 @@ export interface AssistantSource {
   forCall(projectId: string, assistantId: string, version?: number | 'draft'): Promise<CallAssistant>;
   /** The LLM profile an assistant's brain names; null runs the offline script brain. */
   provider(projectId: string, providerId: string): Promise<BrainProvider | null>;
+  /**
+   * The speech-recognition profile an assistant's hearing names, resolved per call like the
+   * brain's (a task keeps its CallAssistant for its whole run; a key changed meanwhile must
+   * apply). null when the profile is gone. Only real lines listen with it; the simulator speaks text.
+   */
+  recognizer(projectId: string, providerId: string): Promise<RecognizerProfile | null>;
 }
 
 export interface KnowledgeSource {

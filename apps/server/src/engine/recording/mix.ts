@@ -1,7 +1,7 @@
 import type { AssistantVoice, CallTurn } from '@callpilot/contracts';
 import { MAX_SYNTHESIS_CHARS } from '../speech/espeak';
 import type { SpeechSynthesizer } from '../speech/types';
-import { readWav } from '../speech/wav';
+import { encodeWav, readMonoPcm, readWav } from '../speech/wav';
 
 type Voice = Pick<AssistantVoice, 'voiceId' | 'speed' | 'volume'>;
 
@@ -43,51 +43,6 @@ const DTMF_FREQUENCIES: Record<string, [number, number]> = {
   '0': [941, 1336],
   '#': [941, 1477],
 };
-
-/** A mono 16-bit PCM WAV file around `samples`. */
-export function encodeWav(samples: Int16Array, sampleRate: number): Buffer {
-  const dataBytes = samples.length * 2;
-  const buffer = Buffer.alloc(44 + dataBytes);
-  buffer.write('RIFF', 0, 'ascii');
-  buffer.writeUInt32LE(36 + dataBytes, 4);
-  buffer.write('WAVE', 8, 'ascii');
-  buffer.write('fmt ', 12, 'ascii');
-  buffer.writeUInt32LE(16, 16);
-  buffer.writeUInt16LE(1, 20); // PCM
-  buffer.writeUInt16LE(1, 22); // mono
-  buffer.writeUInt32LE(sampleRate, 24);
-  buffer.writeUInt32LE(sampleRate * 2, 28);
-  buffer.writeUInt16LE(2, 32);
-  buffer.writeUInt16LE(16, 34);
-  buffer.write('data', 36, 'ascii');
-  buffer.writeUInt32LE(dataBytes, 40);
-  Buffer.from(samples.buffer, samples.byteOffset, dataBytes).copy(buffer, 44);
-  return buffer;
-}
-
-/** The samples of a synthesised WAV as mono 16-bit at `sampleRate` (linear resampling if needed). */
-function pcmOf(wav: Buffer, sampleRate: number): Int16Array {
-  const info = readWav(wav);
-  if (info.bitsPerSample !== 16) throw new Error(`unsupported WAV: ${info.bitsPerSample}-bit`);
-  const frames = Math.floor(info.dataBytes / 2 / info.channels);
-  const mono = new Int16Array(frames);
-  for (let i = 0; i < frames; i++) {
-    let sum = 0;
-    for (let ch = 0; ch < info.channels; ch++)
-      sum += wav.readInt16LE(info.dataOffset + (i * info.channels + ch) * 2);
-    mono[i] = Math.round(sum / info.channels);
-  }
-  if (info.sampleRate === sampleRate) return mono;
-  const ratio = info.sampleRate / sampleRate;
-  const out = new Int16Array(Math.floor(frames / ratio));
-  for (let i = 0; i < out.length; i++) {
-    const at = i * ratio;
-    const left = Math.floor(at);
-    const right = Math.min(frames - 1, left + 1);
-    out[i] = Math.round((mono[left] as number) * (1 - (at - left)) + (mono[right] as number) * (at - left));
-  }
-  return out;
-}
 
 /** Key presses as the phone network plays them: a two-tone burst per key. */
 export function dtmfTones(digits: string, sampleRate: number): Int16Array {
@@ -142,7 +97,7 @@ export async function mixRecording(input: MixRecordingInput): Promise<MixedRecor
   sampleRate ||= DEFAULT_SAMPLE_RATE;
   ordered.forEach((turn, i) => {
     const audio = raw[i];
-    if (audio) clips.push(pcmOf(audio, sampleRate));
+    if (audio) clips.push(readMonoPcm(audio, sampleRate));
     else clips.push(turn.dtmf ? dtmfTones(turn.dtmf, sampleRate) : null);
   });
 

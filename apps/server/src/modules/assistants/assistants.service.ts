@@ -17,6 +17,7 @@ import { assistants, assistantVersions, knowledgeBases, llmProviders, users } fr
 import { ESPEAK_VOICES } from '../../engine/speech/espeak';
 import { badRequest, notFound } from '../../lib/errors';
 import { assertWithinLimit } from '../projects/limits';
+import { speechProviderExists } from '../speech-providers/speech-providers.service';
 import { findTemplate } from './assistants.templates';
 
 /** The draft fields a write sets, after the contract has parsed them. */
@@ -140,8 +141,8 @@ export async function getAssistant(
 }
 
 /**
- * References the contract cannot check: a model profile and knowledge bases must belong to this
- * project, or one tenant could run on another's paid endpoint or read its documents.
+ * References the contract cannot check: model and speech-recognition profiles and knowledge bases
+ * must belong to this project, or one tenant could run on another's paid endpoint or read its documents.
  */
 async function assertReferencesBelong(db: Database, projectId: string, config: AssistantConfig) {
   if (!ESPEAK_VOICES.some((voice) => voice.voiceId === config.voice.voiceId)) {
@@ -155,6 +156,10 @@ async function assertReferencesBelong(db: Database, projectId: string, config: A
       .where(and(eq(llmProviders.projectId, projectId), eq(llmProviders.id, providerId)))
       .limit(1);
     if (!provider) throw badRequest('字段 config.brain.providerId：模型配置不存在或不属于本项目');
+  }
+  const hearingId = config.hearing.providerId;
+  if (hearingId && !(await speechProviderExists(db, projectId, hearingId))) {
+    throw badRequest('字段 config.hearing.providerId：语音识别配置不存在或不属于本项目');
   }
   const baseIds = [...new Set(config.knowledge.baseIds)];
   if (baseIds.length > 0) {

@@ -1,6 +1,7 @@
 import type { AssistantConfig, AssistantVoice } from '@callpilot/contracts';
 import type { Database } from '../../db/client';
 import type { AssistantSource, CallAssistant } from '../../engine/call/ports';
+import type { RecognizerProfile } from '../../engine/speech/recognizer';
 import { notFound } from '../../lib/errors';
 import { getAssistant, getPublishedVersion } from './assistants.service';
 import type { ProviderResolver } from './test-chat';
@@ -83,11 +84,18 @@ export async function assistantVariables(
   }
 }
 
+export type RecognizerResolver = (projectId: string, providerId: string) => Promise<RecognizerProfile | null>;
+
 /** The engine's view of the assistants module (see engine/call/ports.ts). */
-export function assistantSource(db: Database, resolveProvider: ProviderResolver): AssistantSource {
+export function assistantSource(
+  db: Database,
+  resolveProvider: ProviderResolver,
+  resolveRecognizer: RecognizerResolver,
+): AssistantSource {
   return {
     forCall: (projectId, assistantId, version) =>
       resolveCallAssistant(db, projectId, assistantId, versionRef(version)),
     provider: resolveProvider,
+    recognizer: resolveRecognizer,
   };
 }

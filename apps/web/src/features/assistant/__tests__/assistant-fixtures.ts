@@ -95,6 +95,7 @@ export const commonReplies: Record<string, FakeReply> = {
   'GET /api/project/p1/balance-limit': ok(limits),
   'GET /api/project/p1/voices': ok([{ provider: 'espeak', voiceId: 'cmn', name: '普通话', language: 'zh' }]),
   'GET /api/project/p1/llm-providers': ok({ items: [], total: 0, page: 1, pageSize: 100 }),
+  'GET /api/project/p1/speech-providers': ok({ items: [], total: 0, page: 1, pageSize: 100 }),
   'GET /api/project/p1/knowledge-bases': ok({
     items: [
       {

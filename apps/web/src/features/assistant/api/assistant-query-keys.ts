@@ -10,5 +10,6 @@ export const assistantKeys = {
   templates: (projectId: string) => ['projects', projectId, 'assistant-templates'] as const,
   voices: (projectId: string) => ['projects', projectId, 'voices'] as const,
   llmProviders: (projectId: string) => ['projects', projectId, 'llm-providers'] as const,
+  speechProviders: (projectId: string) => ['projects', projectId, 'speech-providers'] as const,
   knowledgeBases: (projectId: string) => ['projects', projectId, 'knowledge-bases', 'options'] as const,
 };

@@ -4,14 +4,20 @@ import dayjs from 'dayjs';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
 import { useAssistantVersions } from '../api/get-assistant-versions';
 import { AssistantLlmProviderDrawer } from './assistant-llm-provider-drawer';
+import { AssistantSpeechProviderDrawer } from './assistant-speech-provider-drawer';
 
 // Each page tracks its one open dialog with one typed value; the dialogs themselves live here.
 
-export type AssistantListDialog = 'providers' | null;
-export type AssistantEditorDialog = 'publish' | 'versions' | null;
+export type AssistantListDialog = 'providers' | 'speechProviders' | null;
+export type AssistantEditorDialog = 'publish' | 'versions' | 'speechProviders' | null;
 
 export function AssistantDialogs({ dialog, onClose }: { dialog: AssistantListDialog; onClose: () => void }) {
-  return <AssistantLlmProviderDrawer open={dialog === 'providers'} onClose={onClose} />;
+  return (
+    <>
+      <AssistantLlmProviderDrawer open={dialog === 'providers'} onClose={onClose} />
+      <AssistantSpeechProviderDrawer open={dialog === 'speechProviders'} onClose={onClose} />
+    </>
+  );
 }
 
 function PublishModal({
@@ -128,7 +134,8 @@ export function AssistantEditorDialogs({
 }: {
   dialog: AssistantEditorDialog;
   onClose: () => void;
-  assistantId: string;
+  /** Unknown until the first save: publishing and versions need a saved assistant. */
+  assistantId: string | undefined;
   publishedVersion: number | null;
   dirty: boolean;
   publishing: boolean;
@@ -138,21 +145,26 @@ export function AssistantEditorDialogs({
 }) {
   return (
     <>
-      <PublishModal
-        open={dialog === 'publish'}
-        dirty={dirty}
-        publishing={publishing}
-        onPublish={onPublish}
-        onClose={onClose}
-      />
-      <VersionDrawer
-        open={dialog === 'versions'}
-        assistantId={assistantId}
-        publishedVersion={publishedVersion}
-        rollingBack={rollingBack}
-        onRollback={onRollback}
-        onClose={onClose}
-      />
+      <AssistantSpeechProviderDrawer open={dialog === 'speechProviders'} onClose={onClose} />
+      {assistantId && (
+        <>
+          <PublishModal
+            open={dialog === 'publish'}
+            dirty={dirty}
+            publishing={publishing}
+            onPublish={onPublish}
+            onClose={onClose}
+          />
+          <VersionDrawer
+            open={dialog === 'versions'}
+            assistantId={assistantId}
+            publishedVersion={publishedVersion}
+            rollingBack={rollingBack}
+            onRollback={onRollback}
+            onClose={onClose}
+          />
+        </>
+      )}
     </>
   );
 }

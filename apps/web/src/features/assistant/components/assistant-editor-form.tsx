@@ -8,6 +8,7 @@ import {
   type IntentGrade,
 } from '@callpilot/contracts';
 import {
+  Alert,
   Button,
   Form,
   type FormInstance,
@@ -25,6 +26,7 @@ import { useRef, useState } from 'react';
 import { Link } from 'react-router';
 import { useKnowledgeBaseOptions } from '../api/get-knowledge-base-options';
 import { useLlmProviders } from '../api/get-llm-providers';
+import { useSpeechProviders } from '../api/get-speech-providers';
 import { useVoices } from '../api/get-voices';
 import { previewTts } from '../api/preview-tts';
 import { useAudioPlayer } from '../hooks/use-audio-player';
@@ -72,6 +74,7 @@ export function AssistantEditorForm({
   projectId,
   assistantId,
   onEdited,
+  onManageSpeechProviders,
 }: {
   form: FormInstance<AssistantFormValues>;
   projectId: string;
@@ -79,13 +82,16 @@ export function AssistantEditorForm({
   assistantId: string | undefined;
   /** Programmatic edits (variable insertion) do not fire the form's onValuesChange. */
   onEdited: () => void;
+  onManageSpeechProviders: () => void;
 }) {
   const voices = useVoices(projectId);
   const providers = useLlmProviders(projectId);
+  const recognizers = useSpeechProviders(projectId);
   const bases = useKnowledgeBaseOptions(projectId);
   const openingRef = useRef<TextAreaRef>(null);
   const variables: AssistantVariable[] = Form.useWatch(['config', 'variables'], form) ?? [];
   const providerId: string | null = Form.useWatch(['config', 'brain', 'providerId'], form) ?? null;
+  const hearingId: string | null = Form.useWatch(['config', 'hearing', 'providerId'], form) ?? null;
   const [previewing, setPreviewing] = useState(false);
   const player = useAudioPlayer();
 
@@ -241,6 +247,38 @@ export function AssistantEditorForm({
             <InputNumber min={16} max={4096} className="w-full" disabled={!providerId} />
           </Form.Item>
         </div>
+      </Section>
+
+      <Section
+        title="语音识别"
+        extra={
+          <Button size="small" onClick={onManageSpeechProviders}>
+            管理语音识别配置
+          </Button>
+        }
+      >
+        <Form.Item
+          label="语音识别配置"
+          name={['config', 'hearing', 'providerId']}
+          getValueProps={(value: string | null) => ({ value: value ?? '' })}
+          normalize={(value: string) => value || null}
+          extra="真实线路通话中，把客户说的话转成文字交给小助手"
+        >
+          <Select
+            loading={recognizers.isPending}
+            options={[
+              { value: '', label: '不使用语音识别' },
+              ...(recognizers.data ?? []).map((profile) => ({ value: profile.id, label: profile.name })),
+            ]}
+          />
+        </Form.Item>
+        {!hearingId && (
+          <Alert
+            type="warning"
+            showIcon
+            title="未配置语音识别：真实线路通话中只能识别按键，无法听懂客户说话（模拟通话不受影响）"
+          />
+        )}
       </Section>
 
       <Section title="知识库">

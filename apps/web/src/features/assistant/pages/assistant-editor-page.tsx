@@ -177,6 +177,7 @@ function AssistantEditor({ assistant }: { assistant: AssistantDetail | undefined
             projectId={projectId}
             assistantId={assistant?.id}
             onEdited={() => setDirty(true)}
+            onManageSpeechProviders={() => setDialog('speechProviders')}
           />
         </Form>
         {chatOpen && (
@@ -215,19 +216,17 @@ function AssistantEditor({ assistant }: { assistant: AssistantDetail | undefined
           assistant={assistant}
         />
       )}
-      {assistant && (
-        <AssistantEditorDialogs
-          dialog={dialog}
-          onClose={() => setDialog(null)}
-          assistantId={assistant.id}
-          publishedVersion={assistant.publishedVersion}
-          dirty={dirty}
-          publishing={publish.isPending || update.isPending}
-          rollingBack={rollback.isPending}
-          onPublish={onPublish}
-          onRollback={onRollback}
-        />
-      )}
+      <AssistantEditorDialogs
+        dialog={dialog}
+        onClose={() => setDialog(null)}
+        assistantId={assistant?.id}
+        publishedVersion={assistant?.publishedVersion ?? null}
+        dirty={dirty}
+        publishing={publish.isPending || update.isPending}
+        rollingBack={rollback.isPending}
+        onPublish={onPublish}
+        onRollback={onRollback}
+      />
     </main>
   );
 }

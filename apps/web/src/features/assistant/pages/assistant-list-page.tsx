@@ -165,6 +165,7 @@ export function AssistantListPage() {
         <h1 className="text-2xl font-semibold text-gray-900">智能小助手</h1>
         <Space>
           <Button onClick={() => setDialog('providers')}>模型配置</Button>
+          <Button onClick={() => setDialog('speechProviders')}>语音识别配置</Button>
           <Tooltip title={createBlockedReason}>
             <Button disabled={!canCreate} onClick={() => navigate('/assistant/template')}>
               从模板创建

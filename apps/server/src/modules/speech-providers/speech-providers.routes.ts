@@ -1,0 +1,165 @@
+import {
+  envelope,
+  errorEnvelope,
+  pageQuery,
+  projectIdParams,
+  speechProvider,
+  speechProviderIdParams,
+  speechProviderList,
+  speechProviderTestResult,
+  speechProviderWriteRequest,
+} from '@callpilot/contracts';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { TelephonyUtterance } from '../../engine/speech/types';
+import { readMonoPcm } from '../../engine/speech/wav';
+import { ok } from '../../lib/reply';
+import { loadAppSecret } from '../../lib/secret-box';
+import { requireProject } from '../../plugins/project-access';
+import type { ModuleOptions } from '../module-options';
+import { assertCanManage } from '../provider-profiles/provider-profiles';
+import {
+  createSpeechProvider,
+  deleteSpeechProvider,
+  getSpeechProvider,
+  listSpeechProviders,
+  SPEECH_PROFILE,
+  testSpeechProvider,
+  updateSpeechProvider,
+} from './speech-providers.service';
+
+const guarded = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope };
+const withTarget = { ...guarded, 404: errorEnvelope };
+
+/** 语音识别配置: the project's speech-recognition endpoints, for assistants on real lines. */
+export const speechProvidersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (
+  app,
+  { db, env, runtime },
+) => {
+  const tags = ['语音识别配置'];
+  const security = [{ bearerAuth: [] }];
+  // Resolved at start, so an unreadable DATA_DIR/app-secret stops the server instead of a later request.
+  const secret = loadAppSecret(env);
+  const base = '/api/project/:projectId/speech-providers';
+  const item = `${base}/:speechProviderId`;
+
+  // "您好" in the offline voice, as a phone line would carry it; synthesised once per process.
+  let sample: Promise<TelephonyUtterance> | undefined;
+  const greeting = () => {
+    sample ??= runtime
+      .speech()
+      .synthesize('您好', { voiceId: 'cmn', speed: 1, volume: 80 })
+      .then((speech) => ({ pcm: readMonoPcm(speech.audio, 8000), sampleRate: 8000 as const }));
+    sample.catch(() => {
+      sample = undefined;
+    });
+    return sample;
+  };
+
+  app.get(
+    base,
+    {
+      schema: {
+        tags,
+        security,
+        summary: '语音识别配置列表（API Key 只返回是否已填写与末 4 位）',
+        params: projectIdParams,
+        querystring: pageQuery,
+        response: { 200: envelope(speechProviderList), ...guarded },
+      },
+    },
+    async (req) => ok(await listSpeechProviders(db, requireProject(req).id, req.query)),
+  );
+
+  app.get(
+    item,
+    {
+      schema: {
+        tags,
+        security,
+        summary: '语音识别配置详情',
+        params: speechProviderIdParams,
+        response: { 200: envelope(speechProvider), ...withTarget },
+      },
+    },
+    async (req) => ok(await getSpeechProvider(db, requireProject(req).id, req.params.speechProviderId)),
+  );
+
+  app.post(
+    base,
+    {
+      schema: {
+        tags,
+        security,
+        summary: '新建语音识别配置（仅所有者或管理员）',
+        params: projectIdParams,
+        body: speechProviderWriteRequest,
+        response: { 200: envelope(speechProvider), ...guarded, 409: errorEnvelope },
+      },
+    },
+    async (req) => {
+      const project = requireProject(req);
+      assertCanManage(project, SPEECH_PROFILE);
+      return ok(await createSpeechProvider(db, secret, project.id, req.body));
+    },
+  );
+
+  app.put(
+    item,
+    {
+      schema: {
+        tags,
+        security,
+        summary: '修改语音识别配置（不填 API Key 则保留原值；仅所有者或管理员）',
+        params: speechProviderIdParams,
+        body: speechProviderWriteRequest,
+        response: { 200: envelope(speechProvider), ...withTarget, 409: errorEnvelope },
+      },
+    },
+    async (req) => {
+      const project = requireProject(req);
+      assertCanManage(project, SPEECH_PROFILE);
+      return ok(await updateSpeechProvider(db, secret, project.id, req.params.speechProviderId, req.body));
+    },
+  );
+
+  app.delete(
+    item,
+    {
+      schema: {
+        tags,
+        security,
+        summary: '删除语音识别配置（仍被小助手使用时拒绝；仅所有者或管理员）',
+        params: speechProviderIdParams,
+        response: { 200: envelope(z.null()), ...withTarget, 409: errorEnvelope },
+      },
+    },
+    async (req) => {
+      const project = requireProject(req);
+      assertCanManage(project, SPEECH_PROFILE);
+      await deleteSpeechProvider(db, project.id, req.params.speechProviderId);
+      return ok(null);
+    },
+  );
+
+  app.post(
+    `${item}/test`,
+    {
+      schema: {
+        tags,
+        security,
+        summary: '测试语音识别配置：识别一段内置的样例语音（您好），返回识别结果与耗时',
+        params: speechProviderIdParams,
+        response: { 200: envelope(speechProviderTestResult), ...withTarget },
+      },
+    },
+    async (req) =>
+      ok(
+        await testSpeechProvider(db, secret, requireProject(req).id, req.params.speechProviderId, {
+          sample: greeting,
+          onUnexpected: (err) =>
+            req.log.warn({ err: { name: (err as Error)?.name } }, 'speech provider test failed'),
+        }),
+      ),
+  );
+};

@@ -1,0 +1,357 @@
+import { randomUUID } from 'node:crypto';
+import { assistantConfig } from '@callpilot/contracts';
+import { eq } from 'drizzle-orm';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, loginAs, seedUser, testEnv } from '../../../test/helpers';
+import { assistants, assistantVersions, memberships, speechProviders } from '../../db/schema';
+import {
+  type FakeTranscriptionServer,
+  startFakeTranscriptionServer,
+} from '../../engine/speech/fake-transcription-server';
+import { recognizerFor } from '../../engine/speech/recognizer';
+import { loadAppSecret } from '../../lib/secret-box';
+import { resolveSpeechProvider } from './speech-providers.service';
+
+const API_KEY = 'sk-asr-live-abcdefghijklmnop4321';
+const APP_SECRET = 'test-app-secret-0123456789abcdef-0123';
+const MODEL = 'whisper-large-v3';
+
+type TestApp = Awaited<ReturnType<typeof createTestApp>>;
+let current: TestApp | undefined;
+let upstream: FakeTranscriptionServer;
+let logs: string[] = [];
+
+beforeAll(async () => {
+  upstream = await startFakeTranscriptionServer({ apiKey: API_KEY, model: MODEL });
+});
+afterAll(() => upstream.close());
+afterEach(async () => {
+  await current?.app.close();
+  current = undefined;
+  logs = [];
+  upstream.requests.length = 0;
+  upstream.hear(() => '');
+});
+
+async function setup() {
+  current = await createTestApp({
+    env: { APP_SECRET },
+    // Everything the server logs, at every level, to prove the key never reaches it.
+    logger: { level: 'trace', stream: { write: (line: string) => logs.push(line) } },
+  });
+  const { db, app } = current;
+  const owner = await seedUser(db, { email: 'owner@example.com' });
+  const outsider = await seedUser(db, { email: 'outsider@example.com' });
+  const member = await seedUser(db, { email: 'member@example.com', project: null });
+  await db.insert(memberships).values({ projectId: owner.projectId, userId: member.userId, role: 'member' });
+  return {
+    ...current,
+    projectId: owner.projectId,
+    url: `/api/project/${owner.projectId}/speech-providers`,
+    owner,
+    outsider,
+    headers: await loginAs(app, 'owner@example.com'),
+    memberHeaders: await loginAs(app, 'member@example.com'),
+    outsiderHeaders: await loginAs(app, 'outsider@example.com'),
+  };
+}
+
+const body = (over: Record<string, unknown> = {}) => ({
+  name: 'Whisper',
+  baseUrl: upstream.baseUrl,
+  model: MODEL,
+  apiKey: API_KEY,
+  ...over,
+});
+
+async function create(
+  t: Awaited<ReturnType<typeof setup>>,
+  over: Record<string, unknown> = {},
+): Promise<string> {
+  const res = await t.app.inject({ method: 'POST', url: t.url, headers: t.headers, payload: body(over) });
+  expect(res.statusCode, res.body).toBe(200);
+  return res.json().data.id;
+}
+
+async function insertAssistant(t: Awaited<ReturnType<typeof setup>>, name: string, hearingId: string | null) {
+  const id = randomUUID();
+  await t.db.insert(assistants).values({
+    id,
+    projectId: t.projectId,
+    name,
+    use: 'outbound',
+    config: assistantConfig.parse({ hearing: { providerId: hearingId } }),
+    createdBy: t.owner.userId,
+  });
+  return id;
+}
+
+describe('speech recognition profiles', () => {
+  it('creates, lists and reads without ever returning the key; stores it encrypted', async () => {
+    const t = await setup();
+    const created = await t.app.inject({
+      method: 'POST',
+      url: t.url,
+      headers: t.headers,
+      payload: body({ baseUrl: `${upstream.baseUrl}/` }),
+    });
+    expect(created.statusCode).toBe(200);
+    expect(created.json().data).toMatchObject({
+      name: 'Whisper',
+      vendor: 'openai_compatible',
+      baseUrl: upstream.baseUrl,
+      model: MODEL,
+      hasApiKey: true,
+      apiKeyHint: '4321',
+    });
+    expect(created.json().data).not.toHaveProperty('apiKey');
+
+    const list = await t.app.inject({ method: 'GET', url: `${t.url}?pageSize=1`, headers: t.headers });
+    expect(list.json().data).toMatchObject({ total: 1, page: 1, pageSize: 1, items: [{ name: 'Whisper' }] });
+    const one = await t.app.inject({
+      method: 'GET',
+      url: `${t.url}/${created.json().data.id}`,
+      headers: t.headers,
+    });
+    expect(one.json().data.apiKeyHint).toBe('4321');
+
+    const [row] = await t.db.select().from(speechProviders);
+    expect(row?.apiKeyEncrypted).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    for (const text of [created.body, list.body, one.body, row?.apiKeyEncrypted ?? '', logs.join('\n')]) {
+      expect(text).not.toContain(API_KEY);
+    }
+    expect(logs.length).toBeGreaterThan(3);
+  });
+
+  it('update keeps the stored key when apiKey is empty, replaces or clears it on request', async () => {
+    const t = await setup();
+    const id = await create(t);
+    const secret = loadAppSecret(testEnv({ APP_SECRET }));
+    const put = (payload: object) =>
+      t.app.inject({ method: 'PUT', url: `${t.url}/${id}`, headers: t.headers, payload });
+
+    const { apiKey: _omitted, ...withoutKey } = body();
+    const renamed = await put({ ...withoutKey, name: 'Whisper 大模型' });
+    expect(renamed.json().data).toMatchObject({
+      name: 'Whisper 大模型',
+      hasApiKey: true,
+      apiKeyHint: '4321',
+    });
+    await put(body({ apiKey: '' }));
+    expect((await resolveSpeechProvider(t.db, secret, t.projectId, id))?.apiKey).toBe(API_KEY);
+
+    expect((await put(body({ apiKey: 'sk-new-asr-key-8765' }))).json().data.apiKeyHint).toBe('8765');
+    expect(await resolveSpeechProvider(t.db, secret, t.projectId, id)).toEqual({
+      vendor: 'openai_compatible',
+      baseUrl: upstream.baseUrl,
+      model: MODEL,
+      apiKey: 'sk-new-asr-key-8765',
+    });
+    expect((await put(body({ apiKey: '', clearApiKey: true }))).json().data).toMatchObject({
+      hasApiKey: false,
+      apiKeyHint: '',
+    });
+    expect((await resolveSpeechProvider(t.db, secret, t.projectId, id))?.apiKey).toBe('');
+  });
+
+  it('bad input: 400 with a Chinese message naming the field, and nothing is stored', async () => {
+    const t = await setup();
+    const post = (over: Record<string, unknown>) =>
+      t.app.inject({ method: 'POST', url: t.url, headers: t.headers, payload: body(over) });
+    for (const [over, message] of [
+      [{ baseUrl: 'ftp://example.com/v1' }, '字段 baseUrl：接口地址须为 http(s) 网址'],
+      [{ name: '  ' }, '字段 name：请输入配置名称'],
+      [{ model: undefined }, '字段 model：请输入识别模型'],
+      [{ vendor: 'funasr' }, '字段 vendor：语音识别服务类型不支持'],
+      [{ apiKey: 'k'.repeat(301) }, '字段 apiKey：API Key不能超过 300 个字符'],
+    ] as const) {
+      const res = await post(over);
+      expect(res.statusCode, message).toBe(400);
+      expect(res.json().message).toContain(message);
+    }
+    expect(await t.db.select().from(speechProviders)).toHaveLength(0);
+
+    await create(t);
+    const twin = await post({});
+    expect(twin.statusCode).toBe(409);
+    expect(twin.json().message).toBe('已存在同名的语音识别配置「Whisper」');
+    expect(await t.db.select().from(speechProviders)).toHaveLength(1);
+  });
+
+  it('a member reads and tests the profiles but cannot create, change or delete them', async () => {
+    const t = await setup();
+    const id = await create(t);
+    upstream.hear(() => '您好');
+    const as = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: object) =>
+      t.app.inject({ method, url, headers: t.memberHeaders, ...(payload ? { payload } : {}) });
+
+    expect((await as('GET', t.url)).json().data.total).toBe(1);
+    expect((await as('POST', `${t.url}/${id}/test`)).json().data.ok).toBe(true);
+    for (const res of [
+      await as('POST', t.url, body({ name: '成员新建' })),
+      await as('PUT', `${t.url}/${id}`, body({ name: '成员改名' })),
+      await as('DELETE', `${t.url}/${id}`),
+    ]) {
+      expect(res.statusCode).toBe(403);
+      expect(res.json().message).toBe('仅项目所有者或管理员可以管理语音识别配置');
+    }
+    const rows = await t.db.select().from(speechProviders);
+    expect(rows.map((row) => row.name)).toEqual(['Whisper']);
+  });
+
+  it('another project’s member can neither read, change, test nor delete this project’s profiles', async () => {
+    const t = await setup();
+    const id = await create(t);
+    for (const [method, path] of [
+      ['GET', t.url],
+      ['GET', `${t.url}/${id}`],
+      ['POST', t.url],
+      ['PUT', `${t.url}/${id}`],
+      ['DELETE', `${t.url}/${id}`],
+      ['POST', `${t.url}/${id}/test`],
+    ] as const) {
+      const res = await t.app.inject({
+        method,
+        url: path,
+        headers: t.outsiderHeaders,
+        payload: body({ name: '偷改' }),
+      });
+      expect(res.statusCode, `${method} ${path}`).toBe(403);
+    }
+    // Through their own project, the id of ours is simply not there.
+    const ownUrl = `/api/project/${t.outsider.projectId}/speech-providers/${id}`;
+    for (const method of ['GET', 'PUT', 'DELETE'] as const) {
+      const res = await t.app.inject({ method, url: ownUrl, headers: t.outsiderHeaders, payload: body() });
+      expect(res.statusCode, method).toBe(404);
+      expect(res.json().message).toBe('语音识别配置不存在');
+    }
+    const test = await t.app.inject({ method: 'POST', url: `${ownUrl}/test`, headers: t.outsiderHeaders });
+    expect(test.statusCode).toBe(404);
+    expect((await t.db.select().from(speechProviders))[0]?.name).toBe('Whisper');
+    expect(upstream.requests).toHaveLength(0);
+    expect(
+      await resolveSpeechProvider(t.db, loadAppSecret(testEnv({ APP_SECRET })), t.outsider.projectId, id),
+    ).toBeNull();
+  });
+
+  it('refuses to delete a profile an assistant listens with (draft or published version), then deletes it', async () => {
+    const t = await setup();
+    const id = await create(t);
+    const assistantId = await insertAssistant(t, '课程邀约', id);
+    const remove = () => t.app.inject({ method: 'DELETE', url: `${t.url}/${id}`, headers: t.headers });
+
+    const refused = await remove();
+    expect(refused.statusCode).toBe(409);
+    expect(refused.json().message).toBe(
+      '该语音识别配置正被小助手「课程邀约」使用，请先在小助手中改用其他语音识别配置后再删除',
+    );
+    // The draft no longer listens with it, but calls still run published version 1, which does.
+    await t.db.insert(assistantVersions).values({
+      assistantId,
+      version: 1,
+      projectId: t.projectId,
+      name: '课程邀约',
+      use: 'outbound',
+      config: assistantConfig.parse({ hearing: { providerId: id } }),
+      draftRevision: 1,
+    });
+    await t.db
+      .update(assistants)
+      .set({ config: assistantConfig.parse({}), publishedVersion: 1 })
+      .where(eq(assistants.id, assistantId));
+    expect((await remove()).statusCode).toBe(409);
+
+    await t.db.update(assistants).set({ deletedAt: new Date() }).where(eq(assistants.id, assistantId));
+    expect((await remove()).statusCode).toBe(200);
+    expect(await t.db.select().from(speechProviders)).toHaveLength(0);
+    expect((await remove()).statusCode).toBe(404);
+  });
+
+  it('test: recognises the built-in 8 kHz sample through the stored key and reports text and latency', async () => {
+    const t = await setup();
+    const id = await create(t);
+    upstream.hear((heard) => (heard.sampleRate === 8000 && heard.durationMs > 200 ? '您好。' : ''));
+    const res = await t.app.inject({ method: 'POST', url: `${t.url}/${id}/test`, headers: t.headers });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().data).toMatchObject({
+      ok: true,
+      text: '您好。',
+      message: '识别成功，样例语音「您好」识别为：「您好。」',
+    });
+    expect(res.json().data.latencyMs).toBeGreaterThanOrEqual(0);
+    const [request] = upstream.requests;
+    expect(request?.headers.authorization).toBe(`Bearer ${API_KEY}`);
+    expect(request?.fields).toMatchObject({ model: MODEL, language: 'zh', response_format: 'json' });
+    // "您好" spoken, not silence: a second or so of audible samples at telephone quality.
+    expect(request?.utterance?.durationMs).toBeGreaterThan(300);
+    expect(request?.utterance?.durationMs).toBeLessThan(3000);
+    expect(request?.utterance?.pcm.some((sample) => Math.abs(sample) > 1000)).toBe(true);
+  });
+
+  it('test failures answer ok:false with a Chinese message and no secret', async () => {
+    const t = await setup();
+    const wrongKey = 'sk-wrong-asr-0000000000';
+    const id = await create(t, { apiKey: wrongKey });
+    const test = () => t.app.inject({ method: 'POST', url: `${t.url}/${id}/test`, headers: t.headers });
+    const denied = await test();
+    expect(denied.json().data).toMatchObject({
+      ok: false,
+      text: '',
+      message: '语音识别服务拒绝了 API Key（HTTP 401），请检查语音识别配置中的 API Key',
+    });
+    expect(denied.body).not.toContain(wrongKey);
+
+    await t.app.inject({ method: 'PUT', url: `${t.url}/${id}`, headers: t.headers, payload: body() });
+    upstream.hear(() => ({ status: 503 }));
+    expect((await test()).json().data).toMatchObject({
+      ok: false,
+      message: '语音识别服务暂时不可用（HTTP 503），请稍后再试',
+    });
+    expect(logs.join('\n')).not.toContain(API_KEY);
+    expect(logs.join('\n')).not.toContain(wrongKey);
+  });
+});
+
+describe('an assistant’s hearing', () => {
+  it('names one of the project’s own profiles, and a call resolves it into a recogniser that hears', async () => {
+    const t = await setup();
+    const id = await create(t);
+    const foreign = await t.app.inject({
+      method: 'POST',
+      url: `/api/project/${t.outsider.projectId}/speech-providers`,
+      headers: t.outsiderHeaders,
+      payload: body({ name: '别人的' }),
+    });
+    const assistantsUrl = `/api/project/${t.projectId}/assistants`;
+    const save = (hearingId: string | null) =>
+      t.app.inject({
+        method: 'POST',
+        url: assistantsUrl,
+        headers: t.headers,
+        payload: { name: `助手${hearingId ?? '无'}`, config: { hearing: { providerId: hearingId } } },
+      });
+
+    const stolen = await save(foreign.json().data.id);
+    expect(stolen.statusCode).toBe(400);
+    expect(stolen.json().message).toBe('字段 config.hearing.providerId：语音识别配置不存在或不属于本项目');
+
+    const listening = await save(id);
+    expect(listening.statusCode).toBe(200);
+    expect(listening.json().data.config.hearing).toEqual({ providerId: id });
+    const deaf = await save(null);
+    expect(deaf.json().data.config.hearing).toEqual({ providerId: null });
+
+    const ports = t.app.runtime.engine.ports;
+    const call = await ports.assistants.forCall(t.projectId, listening.json().data.id, 'draft');
+    const recognizer = await recognizerFor(ports.assistants, t.projectId, call.config);
+    upstream.hear(() => '我要办宽带');
+    const heard = await recognizer?.transcribe(
+      { pcm: new Int16Array(8000).fill(1200), sampleRate: 8000 },
+      { language: 'zh' },
+    );
+    expect(heard).toEqual({ text: '我要办宽带', durationMs: 1000 });
+
+    const deafCall = await ports.assistants.forCall(t.projectId, deaf.json().data.id, 'draft');
+    expect(await recognizerFor(ports.assistants, t.projectId, deafCall.config)).toBeNull();
+  });
+});

@@ -1,0 +1,189 @@
+import type { SpeechProvider } from '@callpilot/contracts';
+import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { toast } from 'sonner';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { startFakeFetch } from '@/test/fake-fetch';
+import { failure, ok } from '@/test/fake-server';
+import { detail, renderAssistant, serveAssistant, signIn } from './assistant-fixtures';
+
+let server: ReturnType<typeof serveAssistant> | undefined;
+
+beforeEach(() => {
+  signIn();
+  vi.spyOn(toast, 'error');
+  // The test chat opens with the opening line; these tests are about hearing, so it stays quiet.
+  startFakeFetch(() => ({ status: 200, chunks: [] }));
+});
+afterEach(() => {
+  server?.stop();
+  server = undefined;
+});
+
+const WARNING = '未配置语音识别：真实线路通话中只能识别按键，无法听懂客户说话（模拟通话不受影响）';
+const URL = '/api/project/p1/speech-providers';
+
+const whisper: SpeechProvider = {
+  id: 'sp1',
+  name: 'Whisper',
+  vendor: 'openai_compatible',
+  baseUrl: 'https://api.openai.com/v1',
+  model: 'whisper-1',
+  hasApiKey: true,
+  apiKeyHint: 'k7Qw',
+  createdAt: '2026-03-01T02:00:00.000Z',
+  updatedAt: '2026-03-01T02:00:00.000Z',
+};
+const profiles = (...items: SpeechProvider[]) => ok({ items, total: items.length, page: 1, pageSize: 100 });
+
+const assistant = detail();
+const listening = detail({ config: { ...assistant.config, hearing: { providerId: 'sp1' } } });
+
+describe('assistant editor: 语音识别', () => {
+  it('warns that a real line only understands key presses while no profile is chosen, and saves the choice', async () => {
+    const saved: unknown[] = [];
+    server = serveAssistant(
+      { 'GET /api/project/p1/assistants/a1': ok(assistant), [`GET ${URL}`]: profiles(whisper) },
+      (request) => {
+        if (request.method !== 'PUT') return undefined;
+        saved.push(request.body);
+        return ok(saved.length === 1 ? listening : assistant);
+      },
+    );
+    renderAssistant('/assistant/edit?id=a1');
+    const choose = async (title: string) => {
+      fireEvent.mouseDown(screen.getByLabelText('语音识别配置'));
+      fireEvent.click(await screen.findByTitle(title));
+    };
+
+    expect(await screen.findByText(WARNING)).toBeTruthy();
+    await choose('Whisper');
+    await waitFor(() => expect(screen.queryByText(WARNING)).toBeNull());
+    fireEvent.click(screen.getByRole('button', { name: '保存' }));
+    await waitFor(() => expect(saved).toHaveLength(1));
+    expect(saved[0]).toMatchObject({ config: { hearing: { providerId: 'sp1' } } });
+
+    await choose('不使用语音识别');
+    expect(await screen.findByText(WARNING)).toBeTruthy();
+    fireEvent.click(screen.getByRole('button', { name: '保存' }));
+    await waitFor(() => expect(saved).toHaveLength(2));
+    expect(saved[1]).toMatchObject({ config: { hearing: { providerId: null } } });
+  });
+});
+
+describe('语音识别配置 drawer', () => {
+  it('adds a profile from the editor, and the new profile can be chosen at once', async () => {
+    let stored: SpeechProvider[] = [];
+    server = serveAssistant({ 'GET /api/project/p1/assistants/a1': ok(assistant) }, (request) => {
+      if (request.url !== URL) return undefined;
+      if (request.method === 'POST') {
+        stored = [{ ...whisper, id: 'sp2', name: '本地识别', hasApiKey: false, apiKeyHint: '' }];
+        return ok(stored[0]);
+      }
+      return profiles(...stored);
+    });
+    renderAssistant('/assistant/edit?id=a1');
+
+    fireEvent.click(await screen.findByRole('button', { name: '管理语音识别配置' }));
+    const drawer = await screen.findByRole('dialog');
+    expect(await within(drawer).findByText('暂无语音识别配置')).toBeTruthy();
+    fireEvent.click(within(drawer).getByRole('button', { name: '添加语音识别配置' }));
+    fireEvent.click(within(drawer).getByRole('button', { name: '保存' }));
+    // The contract's own rules, before asking the server.
+    expect(await within(drawer).findByText('请输入配置名称')).toBeTruthy();
+    expect(within(drawer).getByText('请输入识别模型')).toBeTruthy();
+    expect(within(drawer).getByText('接口地址须为 http(s) 网址')).toBeTruthy();
+
+    fireEvent.change(within(drawer).getByLabelText('配置名称'), { target: { value: '本地识别' } });
+    fireEvent.change(within(drawer).getByLabelText('接口地址'), {
+      target: { value: 'http://10.0.0.5:8000/v1' },
+    });
+    fireEvent.change(within(drawer).getByLabelText('识别模型'), { target: { value: 'sensevoice' } });
+    fireEvent.click(within(drawer).getByRole('button', { name: '保存' }));
+
+    expect(await within(drawer).findByText('本地识别')).toBeTruthy();
+    expect(within(drawer).getByText('API Key：未设置')).toBeTruthy();
+    expect(server.requests.find((request) => request.method === 'POST')?.body).toEqual({
+      name: '本地识别',
+      vendor: 'openai_compatible',
+      baseUrl: 'http://10.0.0.5:8000/v1',
+      model: 'sensevoice',
+    });
+    fireEvent.mouseDown(screen.getByRole('combobox', { name: '语音识别配置' }));
+    expect(await screen.findByTitle('本地识别')).toBeTruthy();
+  });
+
+  it('tests a profile, shows what it heard and how long it took, and edits it without resending the key', async () => {
+    server = serveAssistant({
+      'GET /api/project/p1/assistants': ok({ items: [], total: 0, page: 1, pageSize: 20 }),
+      [`GET ${URL}`]: profiles(whisper),
+      [`POST ${URL}/sp1/test`]: ok({
+        ok: true,
+        latencyMs: 640,
+        text: '您好。',
+        message: '识别成功，样例语音「您好」识别为：「您好。」',
+      }),
+      [`PUT ${URL}/sp1`]: ok({ ...whisper, model: 'whisper-large-v3' }),
+    });
+    renderAssistant('/assistant/list');
+    fireEvent.click(await screen.findByRole('button', { name: '语音识别配置' }));
+
+    const drawer = await screen.findByRole('dialog');
+    expect(await within(drawer).findByText('API Key：已保存（…k7Qw）')).toBeTruthy();
+    fireEvent.click(within(drawer).getByRole('button', { name: '测试识别' }));
+    expect(
+      await within(drawer).findByText('识别成功，样例语音「您好」识别为：「您好。」（耗时 640 ms）'),
+    ).toBeTruthy();
+
+    fireEvent.click(within(drawer).getByRole('button', { name: '编辑' }));
+    expect(await within(drawer).findByText('已保存（…k7Qw），留空则保持不变')).toBeTruthy();
+    fireEvent.change(within(drawer).getByLabelText('识别模型'), { target: { value: 'whisper-large-v3' } });
+    fireEvent.click(within(drawer).getByRole('button', { name: '保存' }));
+    await waitFor(() =>
+      expect(server?.requests.find((request) => request.method === 'PUT')?.body).toEqual({
+        name: 'Whisper',
+        vendor: 'openai_compatible',
+        baseUrl: 'https://api.openai.com/v1',
+        model: 'whisper-large-v3',
+      }),
+    );
+  });
+
+  it('shows a failed test beside the profile, and the server’s reason when a delete is refused', async () => {
+    server = serveAssistant({
+      'GET /api/project/p1/assistants': ok({ items: [], total: 0, page: 1, pageSize: 20 }),
+      [`GET ${URL}`]: profiles(whisper),
+      [`POST ${URL}/sp1/test`]: ok({
+        ok: false,
+        latencyMs: 35,
+        text: '',
+        message: '语音识别服务拒绝了 API Key（HTTP 401），请检查语音识别配置中的 API Key',
+      }),
+      [`DELETE ${URL}/sp1`]: failure(
+        409,
+        '该语音识别配置正被小助手「课程回访小助手」使用，请先在小助手中改用其他语音识别配置后再删除',
+        'CONFLICT',
+      ),
+    });
+    renderAssistant('/assistant/list');
+    fireEvent.click(await screen.findByRole('button', { name: '语音识别配置' }));
+    const drawer = await screen.findByRole('dialog');
+
+    fireEvent.click(await within(drawer).findByRole('button', { name: '测试识别' }));
+    expect(
+      await within(drawer).findByText(
+        '识别失败：语音识别服务拒绝了 API Key（HTTP 401），请检查语音识别配置中的 API Key',
+      ),
+    ).toBeTruthy();
+
+    fireEvent.click(within(drawer).getByRole('button', { name: '删除' }));
+    const confirm = await screen.findByRole('tooltip');
+    fireEvent.click(within(confirm).getByRole('button', { name: '删除' }));
+    await waitFor(() =>
+      expect(toast.error).toHaveBeenCalledWith(
+        '该语音识别配置正被小助手「课程回访小助手」使用，请先在小助手中改用其他语音识别配置后再删除',
+        expect.anything(),
+      ),
+    );
+    expect(within(drawer).getByText('Whisper')).toBeTruthy();
+  });
+});

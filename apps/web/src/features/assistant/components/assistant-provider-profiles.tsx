@@ -1,0 +1,268 @@
+import {
+  Alert,
+  Button,
+  Checkbox,
+  Drawer,
+  Empty,
+  Form,
+  Input,
+  Popconfirm,
+  Skeleton,
+  Space,
+  Typography,
+} from 'antd';
+import { type ReactNode, useState } from 'react';
+import { zodRule } from '@/lib/form-rules';
+import { RequestError } from '@/lib/request';
+
+// What the project's provider profiles (模型配置, 语音识别配置) share in the console: one drawer
+// listing them with 测试 / 编辑 / 删除, and a form whose key is write-only.
+
+/** The fields every profile shows: an endpoint, a model, and whether a key is stored. */
+export interface ProviderProfile {
+  id: string;
+  name: string;
+  baseUrl: string;
+  model: string;
+  hasApiKey: boolean;
+  apiKeyHint: string;
+}
+
+export interface ProfileTestResult {
+  ok: boolean;
+  latencyMs: number;
+  message: string;
+}
+
+export type ProfileEditing<T> = 'new' | T;
+
+/** A feature's save mutation for one kind of profile (creates without `id`, updates with it). */
+interface ProfileSave<V> {
+  isPending: boolean;
+  mutateAsync: (request: { body: V; id?: string }) => Promise<unknown>;
+}
+
+/** The form around a profile's fields, with 保存 / 取消; the key starts empty (write-only). */
+export function ProviderProfileForm<V extends object>({
+  name,
+  addTitle,
+  editing,
+  initialValues,
+  save,
+  onDone,
+  children,
+}: {
+  /** Prefixes the fields' ids: the drawer opens over the assistant editor, whose form has a 名称 too. */
+  name: string;
+  addTitle: string;
+  editing: ProfileEditing<ProviderProfile>;
+  initialValues: Omit<V, 'apiKey'>;
+  save: ProfileSave<V>;
+  onDone: () => void;
+  children: ReactNode;
+}) {
+  const existing = editing === 'new' ? undefined : editing;
+  return (
+    <Form<V>
+      name={name}
+      layout="vertical"
+      className="rounded-md border border-gray-200 p-4"
+      initialValues={{ ...initialValues, apiKey: '' }}
+      onFinish={async (values) => {
+        try {
+          await save.mutateAsync({ body: values, ...(existing ? { id: existing.id } : {}) });
+          onDone();
+        } catch {
+          // The request client has shown the server's message; the form stays for a correction.
+        }
+      }}
+    >
+      <Typography.Title level={5}>{existing ? `编辑「${existing.name}」` : addTitle}</Typography.Title>
+      {children}
+      <ProviderKeyFields existing={existing} />
+      <Space>
+        <Button type="primary" htmlType="submit" loading={save.isPending}>
+          保存
+        </Button>
+        <Button onClick={onDone}>取消</Button>
+      </Space>
+    </Form>
+  );
+}
+
+/** The API key field: write-only, so an edit shows only its last 4 characters and may keep or clear it. */
+function ProviderKeyFields({ existing }: { existing: ProviderProfile | undefined }) {
+  return (
+    <>
+      <Form.Item
+        label="API Key"
+        name="apiKey"
+        extra={
+          existing?.hasApiKey
+            ? `已保存（…${existing.apiKeyHint}），留空则保持不变`
+            : '仅保存在服务器，不会再显示'
+        }
+      >
+        <Input.Password autoComplete="new-password" placeholder={existing?.hasApiKey ? '留空保持不变' : ''} />
+      </Form.Item>
+      {existing?.hasApiKey && (
+        <Form.Item name="clearApiKey" valuePropName="checked">
+          <Checkbox>清除已保存的 API Key（如本地部署等无需密钥的接口）</Checkbox>
+        </Form.Item>
+      )}
+    </>
+  );
+}
+
+/** Name, base URL and model, validated by the contract's own schemas. */
+type FieldSchema = Parameters<typeof zodRule>[0];
+
+export function ProviderEndpointFields({
+  schema,
+  namePlaceholder,
+  baseUrlHint,
+  modelLabel,
+  modelPlaceholder,
+}: {
+  /** The write request's field schemas (its `shape`). */
+  schema: { name: FieldSchema; baseUrl: FieldSchema; model: FieldSchema };
+  namePlaceholder: string;
+  baseUrlHint: string;
+  modelLabel: string;
+  modelPlaceholder: string;
+}) {
+  return (
+    <>
+      <Form.Item label="配置名称" name="name" rules={[zodRule(schema.name)]}>
+        <Input placeholder={namePlaceholder} />
+      </Form.Item>
+      <Form.Item label="接口地址" name="baseUrl" extra={baseUrlHint} rules={[zodRule(schema.baseUrl)]}>
+        <Input placeholder="https://" />
+      </Form.Item>
+      <Form.Item label={modelLabel} name="model" rules={[zodRule(schema.model)]}>
+        <Input placeholder={modelPlaceholder} />
+      </Form.Item>
+    </>
+  );
+}
+
+/**
+ * The drawer of one kind of profile: the list with 测试 / 编辑 / 删除, and the form to add or edit
+ * one. A test's result, failed or not, stays beside its profile.
+ */
+export function ProviderProfileDrawer<T extends ProviderProfile, R extends ProfileTestResult>({
+  title,
+  intro,
+  emptyText,
+  addLabel,
+  testLabel,
+  deleteWarning,
+  open,
+  onClose,
+  profiles,
+  test,
+  remove,
+  resultText,
+  renderForm,
+}: {
+  title: string;
+  intro: ReactNode;
+  emptyText: string;
+  addLabel: string;
+  testLabel: string;
+  deleteWarning: string;
+  open: boolean;
+  onClose: () => void;
+  /** The feature's list query, and its test and delete mutations (each takes a profile id). */
+  profiles: { data: T[] | undefined; isPending: boolean };
+  test: { mutateAsync: (id: string) => Promise<R>; isPending: boolean; variables: string | undefined };
+  remove: { mutateAsync: (id: string) => Promise<unknown> };
+  resultText: (result: R) => string;
+  renderForm: (editing: ProfileEditing<T>, onDone: () => void) => ReactNode;
+}) {
+  const [editing, setEditing] = useState<ProfileEditing<T> | null>(null);
+  const [results, setResults] = useState<Record<string, R | string>>({});
+
+  const runTest = async (id: string) => {
+    setResults(({ [id]: _, ...rest }) => rest);
+    try {
+      const result = await test.mutateAsync(id);
+      setResults((previous) => ({ ...previous, [id]: result }));
+    } catch (error) {
+      const message = error instanceof RequestError ? error.message : '测试失败';
+      setResults((previous) => ({ ...previous, [id]: message }));
+    }
+  };
+
+  return (
+    <Drawer title={title} open={open} onClose={onClose} size={520} destroyOnHidden>
+      <div className="flex flex-col gap-4">
+        <p className="text-sm text-gray-500">{intro}</p>
+        {editing ? (
+          <div key={editing === 'new' ? 'new' : editing.id}>
+            {renderForm(editing, () => setEditing(null))}
+          </div>
+        ) : (
+          <Button type="dashed" onClick={() => setEditing('new')}>
+            {addLabel}
+          </Button>
+        )}
+        {profiles.isPending && <Skeleton active />}
+        {profiles.data?.length === 0 && <Empty description={emptyText} />}
+        <ul className="flex flex-col divide-y divide-gray-100">
+          {(profiles.data ?? []).map((profile) => {
+            const result = results[profile.id];
+            return (
+              <li key={profile.id} className="py-3">
+                <div className="flex w-full flex-col gap-2">
+                  <div className="flex items-start justify-between gap-2">
+                    <div className="flex flex-col">
+                      <span className="font-medium">{profile.name}</span>
+                      <span className="text-xs text-gray-500">
+                        {profile.baseUrl} · {profile.model}
+                      </span>
+                      <span className="text-xs text-gray-500">
+                        API Key：{profile.hasApiKey ? `已保存（…${profile.apiKeyHint}）` : '未设置'}
+                      </span>
+                    </div>
+                    <Space size={0}>
+                      <Button
+                        type="link"
+                        size="small"
+                        loading={test.isPending && test.variables === profile.id}
+                        onClick={() => runTest(profile.id)}
+                      >
+                        {testLabel}
+                      </Button>
+                      <Button type="link" size="small" onClick={() => setEditing(profile)}>
+                        编辑
+                      </Button>
+                      <Popconfirm
+                        title={`删除「${profile.name}」？`}
+                        description={deleteWarning}
+                        okText="删除"
+                        cancelText="取消"
+                        okButtonProps={{ danger: true }}
+                        onConfirm={() => remove.mutateAsync(profile.id).catch(() => undefined)}
+                      >
+                        <Button type="link" size="small" danger>
+                          删除
+                        </Button>
+                      </Popconfirm>
+                    </Space>
+                  </div>
+                  {result !== undefined &&
+                    (typeof result === 'string' ? (
+                      <Alert type="error" showIcon title={result} />
+                    ) : (
+                      <Alert type={result.ok ? 'success' : 'error'} showIcon title={resultText(result)} />
+                    ))}
+                </div>
+              </li>
+            );
+          })}
+        </ul>
+      </div>
+    </Drawer>
+  );
+}
