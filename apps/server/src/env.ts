@@ -107,6 +107,16 @@ export const envSchema = z.object({
     emptyAsUndefined,
     z.enum(['all', 'api', 'worker'], { error: 'must be all, api or worker' }).default('all'),
   ),
+  /**
+   * Real phone lines: the SIP port this process listens on (UDP and TCP). Unset, no SIP runs and
+   * every call uses the simulated carrier. Behind Kamailio each worker process has its own.
+   */
+  SIP_PORT: z.preprocess(emptyAsUndefined, wholeNumber(1, 65535, 'must be a port number (1-65535)').optional()),
+  SIP_HOST: z.preprocess(emptyAsUndefined, z.string().min(1).default('0.0.0.0')),
+  /** The address carriers reach this server at, when behind NAT (Via, Contact and SDP). */
+  SIP_EXTERNAL_HOST: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+  RTP_PORT_MIN: z.preprocess(emptyAsUndefined, wholeNumber(1024, 65534, 'must be a port number (1024-65534)').default(20000)),
+  RTP_PORT_MAX: z.preprocess(emptyAsUndefined, wholeNumber(1025, 65535, 'must be a port number (1025-65535)').default(20999)),
   APP_SECRET: z.preprocess(
     emptyAsUndefined,
     z.string().min(32, { error: 'must be at least 32 characters (e.g. openssl rand -hex 32)' }).optional(),
@@ -147,6 +157,16 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
   if (embedded && env.ROLE !== 'all') {
     throw new EnvError([
       `Invalid environment variable ROLE: ${env.ROLE} needs DATABASE_URL (the embedded database serves one process, which must be all)`,
+    ]);
+  }
+  if (env.RTP_PORT_MAX - env.RTP_PORT_MIN < 1) {
+    throw new EnvError([
+      `Invalid environment variable RTP_PORT_MAX: must be above RTP_PORT_MIN (${env.RTP_PORT_MIN}); each call takes one even port`,
+    ]);
+  }
+  if (env.SIP_PORT !== undefined && env.ROLE === 'api') {
+    throw new EnvError([
+      'Invalid environment variable SIP_PORT: a ROLE=api process runs no calls; set SIP_PORT on the worker processes',
     ]);
   }
   const demoEnabled =

@@ -1,3 +1,5 @@
+import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
 import { asc, eq } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/client';
@@ -32,6 +34,11 @@ export class RecordingWorker {
       calls: CallRepository;
       recordings: RecordingStore;
       synthesizer: () => SpeechSynthesizer;
+      /**
+       * Where real-line calls left their stereo WAV (the media worker writes it as the call runs):
+       * such a call's recording is that file, not a mix of synthesised turns.
+       */
+      lineRecordings?: string;
       /** Names this worker's claims. */
       owner: string;
       log: Pick<FastifyBaseLogger, 'warn'>;
@@ -73,6 +80,20 @@ export class RecordingWorker {
       const turns = (
         await db.select().from(callTurns).where(eq(callTurns.callId, row.id)).orderBy(asc(callTurns.index))
       ).map(toTurn);
+      const key = `${row.projectId}/${row.id}.wav`;
+      const line = this.deps.lineRecordings ? path.join(this.deps.lineRecordings, `${row.id}.wav`) : null;
+      const recorded = line ? await readFile(line).catch(() => null) : null;
+      if (line && recorded && recorded.length > 44) {
+        await recordings.put(key, recorded);
+        await calls.recordingReady(row.projectId, row.id, owner, {
+          key,
+          // 8 kHz, 16-bit, two channels: 32 bytes a millisecond.
+          durationMs: Math.round((recorded.length - 44) / 32),
+          turns: turns.map(({ index, startMs, endMs }) => ({ index, startMs, endMs })),
+        });
+        await rm(line, { force: true });
+        return;
+      }
       const assistantVoice = await callVoice(db, row.projectId, row.assistantId, row.assistantVersion);
       const mixed = await mixRecording({
         turns,
@@ -80,7 +101,6 @@ export class RecordingWorker {
         assistantVoice,
         calleeVoice: { ...assistantVoice, voiceId: calleeVoiceFor(assistantVoice.voiceId), speed: 1 },
       });
-      const key = `${row.projectId}/${row.id}.wav`;
       await recordings.put(key, mixed.wav);
       await calls.recordingReady(row.projectId, row.id, owner, {
         key,

@@ -14,6 +14,7 @@ import type { Dialer } from '../engine/dialer/dialer';
 import { LocalRecordingStore, type RecordingStore } from '../engine/recording/store';
 import { cachedSynthesizer } from '../engine/speech/cache';
 import { createEspeakSynthesizer } from '../engine/speech/espeak';
+import { recognizerFor } from '../engine/speech/recognizer';
 import type { SpeechSynthesizer } from '../engine/speech/types';
 import { createSimCarrier, type SimCarrier } from '../engine/telephony/sim/sim-carrier';
 import type { Env } from '../env';
@@ -29,6 +30,7 @@ import { startKnowledgeWorker } from '../modules/knowledge/worker';
 import { createDialerStore } from '../modules/tasks/dialer-store';
 import { TaskEventHub } from '../modules/tasks/task-events';
 import { getTaskSummary } from '../modules/tasks/tasks.service';
+import { trunkDirectory } from '../modules/trunks/trunk-directory';
 import type { Providers } from '../providers';
 import { createCallPorts } from './call-ports';
 import { type CallRequest, CallRequestQueue } from './call-requests';
@@ -44,6 +46,7 @@ import {
 import { ensureDemoTasks } from './demo-tasks';
 import { LiveCalls } from './live-calls';
 import { RecordingWorker } from './recording-worker';
+import { type SipRuntime, startSipRuntime } from './sip-runtime';
 import { taskDialer } from './task-dialer';
 import { simTrunkControl, type TrunkControl } from './trunk-control';
 
@@ -164,7 +167,10 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     },
     owner: processId,
     log,
+    lineRecordings: path.join(env.dataDir, 'line-recordings'),
   });
+  /** Real phone lines, when this process runs them (SIP_PORT set): started in start(). */
+  let sip: SipRuntime | null = null;
 
   const callDeps = (own: { clock: Clock; carrier: SimCarrier }): CallDeps => ({
     ports,
@@ -216,8 +222,15 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
         run: (job, place) => {
           const own = simFor();
           const cancel = new AbortController();
+          const deps = callDeps(own);
+          const line = sip;
+          if (line) {
+            // A task's caller number may be on a trunk: that call goes out on the real line.
+            deps.carrier = line.route(own.carrier);
+            deps.legMedia = lineMedia(line);
+          }
           const call = keep(
-            place(callDeps(own), {
+            place(deps, {
               signal: AbortSignal.any([job.signal, cancel.signal, shutdown.signal]),
               shutdown: AbortSignal.any([job.signal, shutdown.signal]),
             }),
@@ -227,6 +240,58 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
         },
       })
     : null;
+
+  /** The assistant's voice (espeak at 8 kHz) and ears (its recogniser) on a real line. */
+  function lineMedia(line: SipRuntime): NonNullable<CallDeps['legMedia']> {
+    return async (projectId, assistant) =>
+      line.legMedia(
+        assistant.config.voice,
+        await recognizerFor(ports.assistants, projectId, assistant.config).catch((err: unknown) => {
+          log.warn({ err, projectId }, 'speech recogniser unavailable');
+          return null;
+        }),
+      );
+  }
+
+  /** Starts real phone lines: inbound INVITEs are answered like 模拟来电, by the number's binding. */
+  async function startSip() {
+    const line = await startSipRuntime({
+      env,
+      clock,
+      log,
+      directory: trunkDirectory(db, secret),
+      synthesizer: () => {
+        cachedSpeech ??= cachedSynthesizer(speech());
+        return cachedSpeech;
+      },
+      recordingDir: path.join(env.dataDir, 'line-recordings'),
+    });
+    sip = line;
+    line.adapter.onInbound((offer) => {
+      const deps: CallDeps = {
+        ...callDeps({ clock, carrier }),
+        carrier: line.adapter,
+        legMedia: lineMedia(line),
+      };
+      const cancel = new AbortController();
+      const call = keep(
+        answerCall(deps, offer, {
+          signal: AbortSignal.any([shutdown.signal, cancel.signal]),
+          shutdown: shutdown.signal,
+        }),
+      );
+      // The project is known once the number is looked up; 挂断 is checked against it.
+      void ports.inbound
+        .lookup(offer.to)
+        .then((route) => {
+          if (route)
+            live.add(offer.callId, { projectId: route.projectId, hangUp: () => cancel.abort() }, call);
+        })
+        .catch(() => undefined);
+      void call.catch((err) => log.error({ err, callId: offer.callId }, 'inbound SIP call failed'));
+    });
+    log.info({ port: env.SIP_PORT, rtp: `${env.RTP_PORT_MIN}-${env.RTP_PORT_MAX}` }, 'SIP lines ready');
+  }
 
   /** A task's counts or state changed here: tell this process's watchers, the others, and the dialer. */
   function taskChanged(projectId: string, taskId: string, wake: boolean) {
@@ -385,8 +450,12 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     taskEvents,
     /** The offline speech synthesiser of this process (voices and the editor's 试听). */
     speech,
-    /** Trunk status and 测试呼叫 (runtime/trunk-control.ts). */
-    trunks: trunks ?? simTrunkControl(),
+    /** Trunk status and 测试呼叫 (runtime/trunk-control.ts): the SIP runtime's once it runs here. */
+    get trunks(): TrunkControl {
+      return sip?.control ?? trunks ?? simTrunkControl();
+    },
+    /** SIP stack, media and screening counters; null without SIP. */
+    sipStats: () => sip?.stats() ?? null,
 
     async startTestCall(projectId: string, request: TestCallRequest): Promise<{ callId: string }> {
       const callId = randomUUID();
@@ -492,6 +561,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
         embedderFor: (database, projectId) => embedderForProject(database, secret, projectId),
       });
       void recordingWorker.kick();
+      if (env.SIP_PORT !== undefined) await startSip();
       await requests.serve(database, runRequest);
       dialer?.start();
     },
@@ -510,6 +580,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
       await Promise.allSettled([...running]);
       await live.stop();
       await knowledgeWorker?.stop();
+      await sip?.stop();
       await recordingWorker.stop();
       await carrier.close();
       await espeak?.close();

@@ -5,7 +5,7 @@ import { createBrain } from '../brain/create-brain';
 import type { Clock } from '../clock';
 import { runCallSession } from '../session/call-session';
 import type { SessionResult } from '../session/types';
-import type { CallLeg, TelephonyAdapter } from '../telephony/types';
+import type { CallLeg, LegMedia, TelephonyAdapter } from '../telephony/types';
 import { fillConfig } from './fill-config';
 import type { CallAssistant, CallPorts } from './ports';
 
@@ -21,6 +21,11 @@ export interface CallDeps {
   onError?: (err: unknown, context: string) => void;
   /** A recording became pending: wake a recording worker. */
   onRecordingPending?: () => void;
+  /**
+   * The assistant's voice and ears for a real line; absent on the simulated carrier, which
+   * passes text.
+   */
+  legMedia?: (projectId: string, assistant: CallAssistant) => Promise<LegMedia>;
   /** Sees each answered call's session result (the benchmarks read its per-turn overhead). */
   observe?: (callId: string, session: SessionResult) => void;
 }
@@ -103,8 +108,11 @@ export async function placeCall(
     signal: call.signal,
     shutdown: call.shutdown,
     connect: async () => {
+      const media = deps.legMedia ? await io(deps.legMedia(call.projectId, assistant)) : undefined;
       const result = await carrier.originate({
         callId,
+        projectId: call.projectId,
+        media,
         from: call.callerNumber,
         to: call.calleeNumber,
         persona: call.persona,

@@ -1,10 +1,25 @@
 import type { CallDirection, SimPersona } from '@callpilot/contracts';
+import type { SpeechRecognizer } from '../speech/types';
 
 /** Carrier outcomes of a call nobody answered (the contracts' end reasons of the same names). */
 export type UnansweredOutcome = 'busy' | 'no_answer' | 'powered_off' | 'vacant' | 'rejected' | 'failed';
 
+/**
+ * The assistant's voice and ears on a real line (the simulated carrier passes text and needs
+ * neither): its synthesiser at 8 kHz and its recogniser, null when the assistant has none.
+ */
+export interface LegMedia {
+  synthesize: (text: string, speed: number) => Promise<Int16Array>;
+  recognizer: SpeechRecognizer | null;
+  /** Words the recogniser should expect (product names, knowledge titles). */
+  hotwords?: string;
+}
+
 export interface OriginateRequest {
   callId: string;
+  /** The project placing the call: a real line routes by its caller number's trunk. */
+  projectId?: string;
+  media?: LegMedia;
   from: string;
   to: string;
   /** Simulated carrier only: who picks up. Other adapters ignore it. */
@@ -87,7 +102,7 @@ export interface InboundOffer {
   readonly to: string;
   /** Simulated carrier only: who is calling. */
   readonly persona?: SimPersona;
-  answer(): Promise<CallLeg>;
+  answer(media?: LegMedia): Promise<CallLeg>;
   /** What the caller hears: busy tone, or the number being unavailable. */
   reject(cause: 'busy' | 'unavailable'): Promise<void>;
   /** Aborted when the caller hangs up before the call is answered. */

@@ -10,10 +10,19 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Clock } from '../../clock';
-import type { SpeechRecognizer } from '../../speech/types';
 import type { Vad } from '../../speech/vad';
 import type { MediaEngine, MediaSession } from '../media/media-engine';
-import type { CallLeg, InboundOffer, OriginateRequest, OriginateResult, TelephonyAdapter } from '../types';
+import type {
+  CallLeg,
+  InboundOffer,
+  LegMedia,
+  OriginateRequest,
+  OriginateResult,
+  TelephonyAdapter,
+} from '../types';
+
+export type { LegMedia };
+
 import { SipCallLeg } from './call-leg';
 import { outcomeOfFinalResponse, outcomeOfLocalEnd, refusalFor } from './causes';
 import { DigestAuthenticator } from './digest';
@@ -45,13 +54,6 @@ export interface SipRoute {
   codecs: readonly G711Codec[];
 }
 
-/** The assistant's voice and ears for one call. */
-export interface LegMedia {
-  synthesize: (text: string, speed: number) => Promise<Int16Array>;
-  recognizer: SpeechRecognizer | null;
-  hotwords?: string;
-}
-
 export interface SipAdapterOptions {
   stack: SipStack;
   media: MediaEngine;
@@ -69,7 +71,8 @@ export interface SipAdapterOptions {
 
 export interface SipOriginateRequest extends OriginateRequest {
   sip?: SipRoute;
-  media?: LegMedia;
+  /** Each provisional response, for the trunk's 测试呼叫 steps. */
+  onProvisional?: (status: number, reason: string) => void;
 }
 
 const DEFAULT_RING_TIMEOUT_MS = 45_000;
@@ -183,7 +186,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
     const to = nationalNumber(userOf(invite.request.uri) || userOf(invite.request.headers.get('To')));
     const from = nationalNumber(userOf(invite.request.headers.get('From')));
     let media: MediaSession | null = null;
-    const offer: InboundOffer & { answer(legMedia?: LegMedia): Promise<CallLeg> } = {
+    const offer: InboundOffer = {
       callId,
       from,
       to,
@@ -290,6 +293,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
           auth: route.credentials ? new DigestAuthenticator(route.credentials) : undefined,
           signal,
           onProvisional: (response) => {
+            request.onProvisional?.(response.status, response.reason);
             // 183 with SDP: ringback or an announcement from the carrier; it goes to the recording.
             if (earlyMedia || response.body.length === 0) return;
             const applied = applyAnswer(offer, response.body.toString('utf8'));

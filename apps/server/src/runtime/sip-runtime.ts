@@ -1,0 +1,323 @@
+import { lookup } from 'node:dns/promises';
+import os from 'node:os';
+import type { AssistantVoice, TrunkTestStep } from '@callpilot/contracts';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../engine/clock';
+import { wavToPcm } from '../engine/speech/resample';
+import type { SpeechSynthesizer } from '../engine/speech/types';
+import { loadVad } from '../engine/speech/vad';
+import { MediaEngine } from '../engine/telephony/media/media-engine';
+import { Registration } from '../engine/telephony/sip/registration';
+import { createSipAdapter, type SipAdapter, type SipRoute } from '../engine/telephony/sip/sip-adapter';
+import { createSipStack } from '../engine/telephony/sip/stack';
+import type { SipEndpoint } from '../engine/telephony/sip/transport';
+import type {
+  LegMedia,
+  OriginateRequest,
+  OriginateResult,
+  TelephonyAdapter,
+} from '../engine/telephony/types';
+import type { Env } from '../env';
+import { peerMatcher, type TrunkDirectory } from '../modules/trunks/trunk-directory';
+import type { SipTrunk, TrunkControl, TrunkLiveStatus } from './trunk-control';
+
+/** INVITEs from one trunk address beyond this many a second get 503 (a looping PBX, a flood). */
+const INVITES_PER_SECOND = 50;
+const OPTIONS_INTERVAL_MS = 30_000;
+
+export interface SipRuntime {
+  readonly adapter: SipAdapter;
+  readonly control: TrunkControl;
+  /** Outbound calls: through the caller number's trunk when it has one, else the simulator. */
+  route(sim: TelephonyAdapter): TelephonyAdapter;
+  legMedia(
+    voice: Pick<AssistantVoice, 'voiceId' | 'speed' | 'volume'>,
+    recognizer: LegMedia['recognizer'],
+  ): LegMedia;
+  stats(): Record<string, number>;
+  stop(): Promise<void>;
+}
+
+/** The first non-internal IPv4 address: what a carrier on the LAN reaches us at without NAT. */
+function guessExternalHost(bound: string): string {
+  if (bound !== '0.0.0.0' && bound !== '::') return bound;
+  for (const entries of Object.values(os.networkInterfaces())) {
+    const found = entries?.find((entry) => entry.family === 'IPv4' && !entry.internal);
+    if (found) return found.address;
+  }
+  return '127.0.0.1';
+}
+
+const hostPortEndpoint = (
+  target: { host: string; port: number | null },
+  protocol: 'udp' | 'tcp',
+): SipEndpoint => ({ protocol, address: target.host, port: target.port ?? 5060 });
+
+/** The number as the trunk wants it (numbers are stored in national form: 021…, 138…). */
+export function formatForTrunk(number: string, format: SipTrunk['callerIdFormat']): string {
+  if (format !== 'e164' || !/^\d+$/.test(number)) return number;
+  return `+86${number.startsWith('0') ? number.slice(1) : number}`;
+}
+
+export function routeOf(trunk: SipTrunk, from: string, to: string): SipRoute | null {
+  const target =
+    trunk.kind === 'register' ? (trunk.outboundProxy ?? trunk.registrar) : trunk.signallingAddress;
+  const domain = trunk.kind === 'register' ? trunk.registrar?.host : trunk.signallingAddress?.host;
+  if (!target || !domain) return null;
+  return {
+    trunkId: trunk.id,
+    destination: hostPortEndpoint(target, trunk.transport),
+    domain,
+    callerId: formatForTrunk(from, trunk.callerIdFormat),
+    callee: formatForTrunk(to, trunk.callerIdFormat),
+    credentials:
+      trunk.kind === 'register' ? { username: trunk.authUsername, password: trunk.password } : undefined,
+    codecs: trunk.codecs,
+  };
+}
+
+/**
+ * Real phone lines in this process: the SIP stack on SIP_PORT, the media worker on the RTP
+ * range, the VAD, trunk registrations and OPTIONS pings, inbound screening by trunk address.
+ */
+export async function startSipRuntime(options: {
+  env: Env;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  directory: TrunkDirectory;
+  synthesizer: () => SpeechSynthesizer;
+  recordingDir: string;
+}): Promise<SipRuntime> {
+  const { env, clock, log, directory } = options;
+  const port = env.SIP_PORT;
+  if (port === undefined) throw new Error('SIP_PORT is not set');
+  const externalHost = env.SIP_EXTERNAL_HOST ?? guessExternalHost(env.SIP_HOST);
+
+  let trunks: SipTrunk[] = [];
+  let matchPeer = peerMatcher([]);
+  /** Registrar and proxy addresses of register trunks: INVITEs to a registered contact come from there. */
+  let registrarAddresses = new Map<string, SipTrunk>();
+  const counters = { refused: 0, flooded: 0 };
+  const bursts = new Map<string, { second: number; count: number }>();
+
+  async function reloadTrunks() {
+    trunks = await directory.enabled();
+    matchPeer = peerMatcher(trunks);
+    const addresses = new Map<string, SipTrunk>();
+    for (const trunk of trunks) {
+      if (trunk.kind !== 'register') continue;
+      for (const target of [trunk.registrar, trunk.outboundProxy]) {
+        if (!target) continue;
+        const resolved = await lookup(target.host, { all: true }).catch(() => []);
+        for (const { address } of resolved) addresses.set(address, trunk);
+      }
+    }
+    registrarAddresses = addresses;
+  }
+
+  const stack = await createSipStack({
+    host: env.SIP_HOST,
+    port,
+    protocols: ['udp', 'tcp'],
+    advertisedHost: externalHost,
+    clock,
+    logger: log,
+    agent: {
+      userAgent: 'CallPilot',
+      screen: (request, source) => {
+        const trunk = matchPeer(source.address) ?? registrarAddresses.get(source.address);
+        if (!trunk) {
+          // SIP scanners probe every public port: refuse, count, and say nothing more.
+          counters.refused++;
+          return { status: 403, reason: 'Forbidden' };
+        }
+        const second = Math.floor(clock.now() / 1000);
+        const burst = bursts.get(source.address);
+        if (!burst || burst.second !== second) bursts.set(source.address, { second, count: 1 });
+        else if (++burst.count > INVITES_PER_SECOND) {
+          counters.flooded++;
+          return { status: 503, reason: 'Service Unavailable' };
+        }
+        if (bursts.size > 10_000) bursts.clear();
+        void request;
+        return null;
+      },
+    },
+  });
+  const media = await MediaEngine.start({
+    rtpPortMin: env.RTP_PORT_MIN,
+    rtpPortMax: env.RTP_PORT_MAX,
+    bindAddress: env.SIP_HOST,
+  });
+  const vad = await loadVad();
+
+  const legMedia = (
+    voice: Pick<AssistantVoice, 'voiceId' | 'speed' | 'volume'>,
+    recognizer: LegMedia['recognizer'],
+  ): LegMedia => ({
+    synthesize: async (text, speed) => {
+      const speech = await options.synthesizer().synthesize(text, { ...voice, speed: voice.speed * speed });
+      return wavToPcm(speech.audio, 8000);
+    },
+    recognizer,
+  });
+  const adapter = createSipAdapter({
+    stack,
+    media,
+    vad,
+    clock,
+    mediaAddress: externalHost,
+    recordingDir: options.recordingDir,
+    defaultMedia: () => legMedia({ voiceId: 'cmn', speed: 1, volume: 80 }, null),
+    onError: (err, context) => log.warn({ err, context }, 'sip call step failed'),
+  });
+
+  const registrations = new Map<string, Registration>();
+  const live = new Map<string, TrunkLiveStatus>();
+  const liveOf = (trunkId: string): TrunkLiveStatus => {
+    let status = live.get(trunkId);
+    if (!status) {
+      status = { registration: null, options: null, activeCalls: 0 };
+      live.set(trunkId, status);
+    }
+    return status;
+  };
+
+  function register(trunk: SipTrunk) {
+    registrations
+      .get(trunk.id)
+      ?.stop()
+      .catch(() => undefined);
+    registrations.delete(trunk.id);
+    if (trunk.kind !== 'register' || !trunk.enabled || !trunk.registrar) return;
+    const registration = new Registration(stack.port, {
+      destination: hostPortEndpoint(trunk.outboundProxy ?? trunk.registrar, trunk.transport),
+      domain: trunk.registrar.host,
+      username: trunk.username,
+      authUsername: trunk.authUsername,
+      password: trunk.password,
+      expires: trunk.registerExpires,
+      contact: stack.agent.contact(),
+      onStatus: (status) => {
+        const registrationStatus = { state: status.state, detail: status.detail, at: new Date(status.at) };
+        liveOf(trunk.id).registration = registrationStatus;
+        directory
+          .recordRegistration(trunk.id, registrationStatus)
+          .catch((err: unknown) => log.warn({ err }, 'trunk status not saved'));
+      },
+    });
+    registrations.set(trunk.id, registration);
+    registration.start();
+  }
+
+  async function pingAll() {
+    for (const trunk of trunks) {
+      if (trunk.kind !== 'ip' || !trunk.signallingAddress) continue;
+      const destination = hostPortEndpoint(trunk.signallingAddress, trunk.transport);
+      const uri = `sip:${trunk.signallingAddress.host}:${destination.port}`;
+      const result = await stack.agent.ping(uri, destination, `<sip:ping@${externalHost}>`);
+      const ok = result.status < 300 || result.status === 405;
+      const options = {
+        at: new Date(clock.now()),
+        rttMs: ok ? Math.round(result.rttMs) : null,
+        status: result.status,
+      };
+      liveOf(trunk.id).options = options;
+      await directory.recordOptions(trunk.id, options).catch(() => undefined);
+    }
+  }
+
+  await reloadTrunks();
+  for (const trunk of trunks) register(trunk);
+  void pingAll().catch(() => undefined);
+  const pinger = setInterval(() => void pingAll().catch(() => undefined), OPTIONS_INTERVAL_MS);
+  pinger.unref();
+
+  const control: TrunkControl = {
+    unavailable: null,
+    status: (trunkId) => live.get(trunkId) ?? null,
+    async testCall(trunk, number, { onStep, signal }) {
+      const started = clock.now();
+      const step = (
+        direction: TrunkTestStep['direction'],
+        message: string,
+        status: number | null,
+        note: string,
+      ) => onStep({ at: clock.now() - started, direction, message, status, note });
+      const caller = trunk.username || 'callpilot';
+      const route = routeOf(trunk, caller, number);
+      if (!route) return { ok: false, message: '线路地址不完整，请检查注册服务器或对端地址' };
+      step('out', `INVITE sip:${route.callee}@${route.domain}`, null, '发起呼叫');
+      const result = await adapter.originate({
+        callId: `trunk-test-${started}`,
+        from: caller,
+        to: number,
+        sip: route,
+        signal,
+        ringTimeoutMs: 30_000,
+        onProvisional: (status: number, reason: string) =>
+          step(
+            'in',
+            `${status} ${reason}`,
+            status,
+            status === 100 ? '线路已受理' : status === 180 ? '对方振铃' : '早期媒体',
+          ),
+      });
+      if (!result.answered) {
+        step('in', result.detail ?? result.outcome, null, '呼叫未接通');
+        return { ok: false, message: result.detail ?? '呼叫未接通' };
+      }
+      step('in', '200 OK', 200, '对方已接听');
+      await result.leg.say('这是一通线路测试电话，即将挂断。', { interruptible: false });
+      await result.leg.hangup();
+      step('out', 'BYE', null, '测试完成，已挂断');
+      return { ok: true, message: '接通后已挂断' };
+    },
+    changed(trunkId) {
+      void (async () => {
+        await reloadTrunks();
+        const trunk = await directory.get(trunkId);
+        if (trunk?.enabled) register(trunk);
+        else {
+          await registrations.get(trunkId)?.stop();
+          registrations.delete(trunkId);
+        }
+      })().catch((err: unknown) => log.warn({ err, trunkId }, 'trunk reload failed'));
+    },
+  };
+
+  return {
+    adapter,
+    control,
+    legMedia,
+    route(sim) {
+      return {
+        kind: 'sip',
+        onInbound: () => () => {},
+        close: async () => {},
+        async originate(request: OriginateRequest): Promise<OriginateResult> {
+          const trunk = request.projectId ? await directory.forNumber(request.projectId, request.from) : null;
+          if (!trunk) return sim.originate(request);
+          const route = routeOf(trunk, request.from, request.to);
+          if (!route || !trunk.enabled) {
+            return {
+              answered: false,
+              outcome: 'failed',
+              ringMs: 0,
+              detail: `线路「${trunk.name}」未启用或地址不完整`,
+            };
+          }
+          return adapter.originate({ ...request, sip: route });
+        },
+      };
+    },
+    stats: () => ({ ...stack.stats(), legs: adapter.activeLegs, ...counters }),
+    async stop() {
+      clearInterval(pinger);
+      await adapter.close();
+      await Promise.all([...registrations.values()].map((r) => r.stop().catch(() => undefined)));
+      await media.close();
+      await stack.close();
+    },
+  };
+}
