@@ -132,7 +132,7 @@ interface SectionLoad {
 
 /** Live event streams stay open by design; they are not part of loading a page. */
 const isEventStream = (request: { url(): string }) =>
-  /\/events(\?|$)/.test(new URL(request.url()).pathname + '?');
+  /\/events(\?|$)/.test(`${new URL(request.url()).pathname}?`);
 
 /** Resolves once no request has been in flight for `quietMs` (lazy chunks, then their API calls). */
 async function networkQuiet(page: Page, quietMs = 500, timeoutMs = 30_000): Promise<void> {

@@ -111,12 +111,21 @@ export const envSchema = z.object({
    * Real phone lines: the SIP port this process listens on (UDP and TCP). Unset, no SIP runs and
    * every call uses the simulated carrier. Behind Kamailio each worker process has its own.
    */
-  SIP_PORT: z.preprocess(emptyAsUndefined, wholeNumber(1, 65535, 'must be a port number (1-65535)').optional()),
+  SIP_PORT: z.preprocess(
+    emptyAsUndefined,
+    wholeNumber(1, 65535, 'must be a port number (1-65535)').optional(),
+  ),
   SIP_HOST: z.preprocess(emptyAsUndefined, z.string().min(1).default('0.0.0.0')),
   /** The address carriers reach this server at, when behind NAT (Via, Contact and SDP). */
   SIP_EXTERNAL_HOST: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
-  RTP_PORT_MIN: z.preprocess(emptyAsUndefined, wholeNumber(1024, 65534, 'must be a port number (1024-65534)').default(20000)),
-  RTP_PORT_MAX: z.preprocess(emptyAsUndefined, wholeNumber(1025, 65535, 'must be a port number (1025-65535)').default(20999)),
+  RTP_PORT_MIN: z.preprocess(
+    emptyAsUndefined,
+    wholeNumber(1024, 65534, 'must be a port number (1024-65534)').default(20000),
+  ),
+  RTP_PORT_MAX: z.preprocess(
+    emptyAsUndefined,
+    wholeNumber(1025, 65535, 'must be a port number (1025-65535)').default(20999),
+  ),
   APP_SECRET: z.preprocess(
     emptyAsUndefined,
     z.string().min(32, { error: 'must be at least 32 characters (e.g. openssl rand -hex 32)' }).optional(),

@@ -124,7 +124,7 @@ export async function startSipRuntime(options: {
     logger: log,
     agent: {
       userAgent: 'CallPilot',
-      screen: (request, source) => {
+      screen: (_request, source) => {
         const trunk = matchPeer(source.address) ?? registrarAddresses.get(source.address);
         if (!trunk) {
           // SIP scanners probe every public port: refuse, count, and say nothing more.
@@ -139,7 +139,6 @@ export async function startSipRuntime(options: {
           return { status: 503, reason: 'Service Unavailable' };
         }
         if (bursts.size > 10_000) bursts.clear();
-        void request;
         return null;
       },
     },

@@ -18,6 +18,7 @@ import { conflict, notFound } from '../../lib/errors';
 import { ok } from '../../lib/reply';
 import { loadAppSecret } from '../../lib/secret-box';
 import { requireProject } from '../../plugins/project-access';
+import type { TrunkControl } from '../../runtime/trunk-control';
 import type { ModuleOptions } from '../module-options';
 import { trunkDirectory } from './trunk-directory';
 import {
@@ -42,7 +43,16 @@ export const trunksRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { 
   // Resolved at start, so an unreadable DATA_DIR/app-secret stops the server instead of a later request.
   const secret = loadAppSecret(env);
   const directory = trunkDirectory(db, secret);
-  const control = runtime.trunks;
+  // Read through on every use: the SIP runtime replaces the simulator's control when it starts,
+  // which is after the routes are registered.
+  const control: TrunkControl = {
+    get unavailable() {
+      return runtime.trunks.unavailable;
+    },
+    status: (trunkId) => runtime.trunks.status(trunkId),
+    testCall: (trunk, number, options) => runtime.trunks.testCall(trunk, number, options),
+    changed: (trunkId) => runtime.trunks.changed(trunkId),
+  };
   const now = () => runtime.clock.now();
   const base = '/api/project/:projectId/trunks';
   /** Trunks being test-called right now: one at a time each, a test call costs the carrier a call. */
