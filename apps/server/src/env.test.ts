@@ -49,4 +49,22 @@ describe('parseEnv', () => {
     });
     expect(parseEnv({ DEMO: 'off' }).demoEnabled).toBe(false);
   });
+
+  it('runs real lines only when asked, never in an API-only process, with a usable RTP range', () => {
+    expect(parseEnv({}).TELEPHONY).toBe('sim');
+    expect(parseEnv({ TELEPHONY: 'sip' })).toMatchObject({
+      TELEPHONY: 'sip',
+      SIP_PORT: 5060,
+      RTP_PORT_MIN: 20000,
+    });
+    expect(fails({ TELEPHONY: 'pstn' })).toEqual([
+      'Invalid environment variable TELEPHONY: must be sim or sip (got "pstn")',
+    ]);
+    expect(fails({ TELEPHONY: 'sip', ROLE: 'api', DATABASE_URL: 'postgres://u@h/db' })[0]).toMatch(
+      /TELEPHONY.*ROLE=api/,
+    );
+    expect(fails({ RTP_PORT_MIN: '30000', RTP_PORT_MAX: '30000' })[0]).toMatch(
+      /RTP_PORT_MAX: must be above RTP_PORT_MIN/,
+    );
+  });
 });

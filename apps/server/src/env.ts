@@ -108,12 +108,17 @@ export const envSchema = z.object({
     z.enum(['all', 'api', 'worker'], { error: 'must be all, api or worker' }).default('all'),
   ),
   /**
-   * Real phone lines: the SIP port this process listens on (UDP and TCP). Unset, no SIP runs and
-   * every call uses the simulated carrier. Behind Kamailio each worker process has its own.
+   * `sim`: every call runs on the simulated carrier. `sip`: this process also runs real phone
+   * lines on SIP_PORT (numbers on a trunk dial and answer through it).
    */
+  TELEPHONY: z.preprocess(
+    emptyAsUndefined,
+    z.enum(['sim', 'sip'], { error: 'must be sim or sip' }).default('sim'),
+  ),
+  /** The SIP port (UDP and TCP) of this process; behind Kamailio each worker has its own. */
   SIP_PORT: z.preprocess(
     emptyAsUndefined,
-    wholeNumber(1, 65535, 'must be a port number (1-65535)').optional(),
+    wholeNumber(1, 65535, 'must be a port number (1-65535)').default(5060),
   ),
   SIP_HOST: z.preprocess(emptyAsUndefined, z.string().min(1).default('0.0.0.0')),
   /** The address carriers reach this server at, when behind NAT (Via, Contact and SDP). */
@@ -173,9 +178,9 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
       `Invalid environment variable RTP_PORT_MAX: must be above RTP_PORT_MIN (${env.RTP_PORT_MIN}); each call takes one even port`,
     ]);
   }
-  if (env.SIP_PORT !== undefined && env.ROLE === 'api') {
+  if (env.TELEPHONY === 'sip' && env.ROLE === 'api') {
     throw new EnvError([
-      'Invalid environment variable SIP_PORT: a ROLE=api process runs no calls; set SIP_PORT on the worker processes',
+      'Invalid environment variable TELEPHONY: a ROLE=api process runs no calls; set TELEPHONY=sip on the worker processes',
     ]);
   }
   const demoEnabled =

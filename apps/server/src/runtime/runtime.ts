@@ -169,7 +169,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     log,
     lineRecordings: path.join(env.dataDir, 'line-recordings'),
   });
-  /** Real phone lines, when this process runs them (SIP_PORT set): started in start(). */
+  /** Real phone lines, when this process runs them (TELEPHONY=sip): started in start(). */
   let sip: SipRuntime | null = null;
 
   const callDeps = (own: { clock: Clock; carrier: SimCarrier }): CallDeps => ({
@@ -561,7 +561,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
         embedderFor: (database, projectId) => embedderForProject(database, secret, projectId),
       });
       void recordingWorker.kick();
-      if (env.SIP_PORT !== undefined) await startSip();
+      if (env.TELEPHONY === 'sip') await startSip();
       await requests.serve(database, runRequest);
       dialer?.start();
     },

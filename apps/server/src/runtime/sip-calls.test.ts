@@ -7,7 +7,7 @@ import { createTestApp, loginAs, seedUser } from '../../test/helpers';
 import { seedDemoContent } from '../modules/demo/demo-content';
 
 /*
- * Real phone lines through the whole server: SIP_PORT set, an IP trunk whose peer is SIPp on
+ * Real phone lines through the whole server: TELEPHONY=sip, an IP trunk whose peer is SIPp on
  * loopback, a number on that trunk bound to a published assistant. SIPp calls the number,
  * plays keys and speech and hangs up; the call is in the records with the assistant's opening
  * line and the line's own recording.
@@ -59,6 +59,7 @@ beforeAll(async () => {
   t = await createTestApp({
     env: {
       DATA_DIR: dataDir,
+      TELEPHONY: 'sip',
       SIP_PORT: String(sipPort),
       SIP_HOST: HOST,
       RTP_PORT_MIN: String(rtpBase),

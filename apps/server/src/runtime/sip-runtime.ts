@@ -90,7 +90,6 @@ export async function startSipRuntime(options: {
 }): Promise<SipRuntime> {
   const { env, clock, log, directory } = options;
   const port = env.SIP_PORT;
-  if (port === undefined) throw new Error('SIP_PORT is not set');
   const externalHost = env.SIP_EXTERNAL_HOST ?? guessExternalHost(env.SIP_HOST);
 
   let trunks: SipTrunk[] = [];
