@@ -198,7 +198,7 @@ export const trunksRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { 
       const row = await findTrunkRow(db, project.id, trunkId);
       if (!row) throw notFound('线路不存在');
       if (control.unavailable) {
-        throw conflict(`本服务器未启用 SIP 线路（${control.unavailable}），无法发起测试呼叫`);
+        throw conflict(`本服务器未启用 SIP 线路：${control.unavailable}，无法发起测试呼叫`);
       }
       if (!row.enabled) throw conflict(`线路「${row.name}」已停用，启用后才能测试呼叫`);
       if (testing.has(trunkId)) throw conflict(`线路「${row.name}」正在进行测试呼叫，请等它结束`);

@@ -478,7 +478,7 @@ describe('SIP trunks (线路管理)', () => {
     expect(refused.json()).toMatchObject({
       success: false,
       code: 'CONFLICT',
-      message: '本服务器未启用 SIP 线路（服务器当前运行在模拟线路（TELEPHONY=sim）），无法发起测试呼叫',
+      message: '本服务器未启用 SIP 线路：服务器当前运行在模拟线路（TELEPHONY=sim），无法发起测试呼叫',
     });
   });
 });

@@ -292,7 +292,7 @@ describe('测试呼叫', () => {
         status: 409,
         data: null,
         code: 'CONFLICT',
-        message: '本服务器未启用 SIP 线路（服务器当前运行在模拟线路（TELEPHONY=sim）），无法发起测试呼叫',
+        message: '本服务器未启用 SIP 线路：服务器当前运行在模拟线路（TELEPHONY=sim），无法发起测试呼叫',
       },
     }));
     server = serveConsole('owner', { [`GET ${TRUNKS}`]: ok(page([makeTrunk()])) });
@@ -307,7 +307,7 @@ describe('测试呼叫', () => {
     fireEvent.click(within(dialog).getByRole('button', { name: '开始呼叫' }));
     expect(
       await within(dialog).findByText(
-        '本服务器未启用 SIP 线路（服务器当前运行在模拟线路（TELEPHONY=sim）），无法发起测试呼叫',
+        '本服务器未启用 SIP 线路：服务器当前运行在模拟线路（TELEPHONY=sim），无法发起测试呼叫',
       ),
     ).toBeTruthy();
     expect(within(dialog).queryByRole('list', { name: 'SIP 过程' })).toBeNull();
