@@ -1,7 +1,8 @@
 import type { AssistantVoice, CallTurn } from '@callpilot/contracts';
 import { MAX_SYNTHESIS_CHARS } from '../speech/espeak';
+import { wavToPcm } from '../speech/resample';
 import type { SpeechSynthesizer } from '../speech/types';
-import { encodeWav, readMonoPcm, readWav } from '../speech/wav';
+import { encodeWav, readWav } from '../speech/wav';
 
 type Voice = Pick<AssistantVoice, 'voiceId' | 'speed' | 'volume'>;
 
@@ -97,7 +98,7 @@ export async function mixRecording(input: MixRecordingInput): Promise<MixedRecor
   sampleRate ||= DEFAULT_SAMPLE_RATE;
   ordered.forEach((turn, i) => {
     const audio = raw[i];
-    if (audio) clips.push(readMonoPcm(audio, sampleRate));
+    if (audio) clips.push(wavToPcm(audio, sampleRate));
     else clips.push(turn.dtmf ? dtmfTones(turn.dtmf, sampleRate) : null);
   });
 

@@ -1,4 +1,4 @@
-import { readWav } from './wav';
+import { readMono } from './wav';
 
 /**
  * Sample-rate conversion for telephony audio: the synthesiser's 22.05 kHz (or 16/24/44.1 kHz
@@ -202,15 +202,6 @@ export function resample(samples: Int16Array, fromRate: number, toRate: number):
  * This is what a SIP leg plays after G.711 encoding.
  */
 export function wavToPcm(wav: Buffer, toRate = 8000): Int16Array {
-  const info = readWav(wav);
-  if (info.bitsPerSample !== 16) throw new Error(`unsupported WAV: ${info.bitsPerSample}-bit samples`);
-  const frames = Math.floor(info.dataBytes / (2 * info.channels));
-  const mono = new Int16Array(frames);
-  for (let i = 0; i < frames; i++) {
-    let sum = 0;
-    for (let c = 0; c < info.channels; c++)
-      sum += wav.readInt16LE(info.dataOffset + (i * info.channels + c) * 2);
-    mono[i] = Math.round(sum / info.channels);
-  }
-  return resample(mono, info.sampleRate, toRate);
+  const { samples, sampleRate } = readMono(wav);
+  return resample(samples, sampleRate, toRate);
 }

@@ -77,29 +77,17 @@ export function encodeWav(samples: Int16Array, sampleRate: number): Buffer {
   return buffer;
 }
 
-/**
- * The samples of a 16-bit WAV as mono at `sampleRate`. Linear resampling without a low-pass
- * filter: good enough for synthesised speech mixed into recordings or sent to a recogniser.
- */
-export function readMonoPcm(wav: Buffer, sampleRate: number): Int16Array {
+/** The samples of a 16-bit WAV mixed down to mono, at the file's own rate. */
+export function readMono(wav: Buffer): { samples: Int16Array; sampleRate: number } {
   const info = readWav(wav);
-  if (info.bitsPerSample !== 16) throw new Error(`unsupported WAV: ${info.bitsPerSample}-bit`);
-  const frames = Math.floor(info.dataBytes / 2 / info.channels);
-  const mono = new Int16Array(frames);
+  if (info.bitsPerSample !== 16) throw new Error(`unsupported WAV: ${info.bitsPerSample}-bit samples`);
+  const frames = Math.floor(info.dataBytes / (2 * info.channels));
+  const samples = new Int16Array(frames);
   for (let i = 0; i < frames; i++) {
     let sum = 0;
     for (let ch = 0; ch < info.channels; ch++)
       sum += wav.readInt16LE(info.dataOffset + (i * info.channels + ch) * 2);
-    mono[i] = Math.round(sum / info.channels);
+    samples[i] = Math.round(sum / info.channels);
   }
-  if (info.sampleRate === sampleRate) return mono;
-  const ratio = info.sampleRate / sampleRate;
-  const out = new Int16Array(Math.floor(frames / ratio));
-  for (let i = 0; i < out.length; i++) {
-    const at = i * ratio;
-    const left = Math.floor(at);
-    const right = Math.min(frames - 1, left + 1);
-    out[i] = Math.round((mono[left] as number) * (1 - (at - left)) + (mono[right] as number) * (at - left));
-  }
-  return out;
+  return { samples, sampleRate: info.sampleRate };
 }

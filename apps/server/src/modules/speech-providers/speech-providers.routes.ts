@@ -11,8 +11,8 @@ import {
 } from '@callpilot/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { wavToPcm } from '../../engine/speech/resample';
 import type { TelephonyUtterance } from '../../engine/speech/types';
-import { readMonoPcm } from '../../engine/speech/wav';
 import { ok } from '../../lib/reply';
 import { loadAppSecret } from '../../lib/secret-box';
 import { requireProject } from '../../plugins/project-access';
@@ -49,7 +49,7 @@ export const speechProvidersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async
     sample ??= runtime
       .speech()
       .synthesize('您好', { voiceId: 'cmn', speed: 1, volume: 80 })
-      .then((speech) => ({ pcm: readMonoPcm(speech.audio, 8000), sampleRate: 8000 as const }));
+      .then((speech) => ({ pcm: wavToPcm(speech.audio, 8000), sampleRate: 8000 as const }));
     sample.catch(() => {
       sample = undefined;
     });
