@@ -91,6 +91,9 @@ export async function buildApp({
         : logger,
     trustProxy: env.TRUST_PROXY,
     bodyLimit: 1024 * 1024,
+    // Start-up (onReady) includes the engine: migrations, the SIP media worker thread and the
+    // VAD's WASM. On a loaded machine that passes fastify's default 10 s, which is not a hang.
+    pluginTimeout: 60_000,
     requestIdHeader: 'x-request-id',
     // Host names reach 253 characters; the schema, not the router, should refuse longer ones.
     routerOptions: { maxParamLength: 300 },

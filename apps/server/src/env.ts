@@ -178,11 +178,6 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
       `Invalid environment variable RTP_PORT_MAX: must be above RTP_PORT_MIN (${env.RTP_PORT_MIN}); each call takes one even port`,
     ]);
   }
-  if (env.TELEPHONY === 'sip' && env.ROLE === 'api') {
-    throw new EnvError([
-      'Invalid environment variable TELEPHONY: a ROLE=api process runs no calls; set TELEPHONY=sip on the worker processes',
-    ]);
-  }
   const demoEnabled =
     env.DEMO === 'on' || (env.DEMO === 'auto' && (embedded || env.DEMO_EMAIL !== undefined));
   return {

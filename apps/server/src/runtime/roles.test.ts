@@ -1,3 +1,4 @@
+import dgram from 'node:dgram';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -194,5 +195,104 @@ describe('process roles', () => {
       expect((left as unknown as { rows: { n: number }[] }).rows[0]?.n).toBe(0);
     },
     30_000,
+  );
+
+  it.skipIf(!onPostgres)(
+    'TELEPHONY=sip behind an api process: a trunk added through the API registers from the worker, and the API shows it (PostgreSQL)',
+    async () => {
+      database = await createTestDatabase();
+      dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'roles-sip-'));
+      // A registrar that accepts every REGISTER: enough to see the worker's registration arrive.
+      const registrar = dgram.createSocket('udp4');
+      const registers: string[] = [];
+      registrar.on('message', (datagram, rinfo) => {
+        const text = datagram.toString('utf8');
+        if (!text.startsWith('REGISTER ')) return;
+        registers.push(text);
+        const head = text.split('\r\n\r\n')[0]!.split('\r\n').slice(1);
+        const pick = (name: string) =>
+          head.filter((h) => h.toLowerCase().startsWith(`${name.toLowerCase()}:`));
+        const reply = [
+          'SIP/2.0 200 OK',
+          ...pick('Via'),
+          ...pick('From'),
+          `${pick('To')[0]};tag=reg`,
+          ...pick('Call-ID'),
+          ...pick('CSeq'),
+          `${pick('Contact')[0]};expires=300`,
+          'Content-Length: 0',
+          '',
+          '',
+        ].join('\r\n');
+        registrar.send(reply, rinfo.port, rinfo.address);
+      });
+      await new Promise<void>((resolve) => registrar.bind(0, '127.0.0.1', () => resolve()));
+      const registrarPort = (registrar.address() as { port: number }).port;
+      try {
+        const sipPort = 17000 + 2 * Math.floor(Math.random() * 1000);
+        const rtp = 46000 + 2 * Math.floor(Math.random() * 2000);
+        const base = {
+          DATABASE_URL: process.env.TEST_DATABASE_URL as string,
+          DATA_DIR: dataDir,
+          TELEPHONY: 'sip',
+        };
+        const api = await buildApp({ database, env: testEnv({ ...base, ROLE: 'api' }), logger: false });
+        const worker = await buildApp({
+          database,
+          env: testEnv({
+            ...base,
+            ROLE: 'worker',
+            SIP_PORT: String(sipPort),
+            SIP_HOST: '127.0.0.1',
+            RTP_PORT_MIN: String(rtp),
+            RTP_PORT_MAX: String(rtp + 9),
+          }),
+          logger: false,
+        });
+        apps.push(api, worker);
+        await api.ready();
+        await worker.ready();
+        const owner = await seedUser(database.db, { email: 'sip-roles@example.com' });
+        const headers = await loginAs(api, 'sip-roles@example.com');
+        const url = `/api/project/${owner.projectId}/trunks`;
+        const created = await api.inject({
+          method: 'POST',
+          url,
+          headers,
+          payload: {
+            name: '电信中继',
+            kind: 'register',
+            registrar: `127.0.0.1:${registrarPort}`,
+            username: '02160881000',
+            password: 'trunk-pass-1234',
+          },
+        });
+        expect(created.statusCode, created.body).toBe(200);
+        const trunkId = created.json().data.id as string;
+        // The API process runs no lines but does not claim the server is simulated.
+        expect(created.json().data.status.state).not.toBe('sip_off');
+        const status = await until(
+          async () =>
+            (await api.inject({ method: 'GET', url: `${url}/${trunkId}/status`, headers })).json().data,
+          (value) => value.state === 'registered',
+          'the worker to register the trunk added through the API',
+          45_000,
+        );
+        expect(status.state).toBe('registered');
+        expect(registers.some((r) => r.includes('sip:02160881000@127.0.0.1'))).toBe(true);
+        // 测试呼叫 needs the engine: the API process says where to run it.
+        const test = await api.inject({
+          method: 'POST',
+          url: `${url}/${trunkId}/test-call`,
+          headers,
+          payload: { number: '13800000000' },
+        });
+        expect(test.statusCode).toBe(409);
+        expect(test.json().msg ?? test.json().message).toContain('通话引擎');
+      } finally {
+        registrar.close();
+      }
+    },
+    120_000,
   );
 });

@@ -48,7 +48,7 @@ import { LiveCalls } from './live-calls';
 import { RecordingWorker } from './recording-worker';
 import { type SipRuntime, startSipRuntime } from './sip-runtime';
 import { taskDialer } from './task-dialer';
-import { simTrunkControl, type TrunkControl } from './trunk-control';
+import { simTrunkControl, type TrunkControl, TrunkControlUnavailableError } from './trunk-control';
 
 export type Role = 'all' | 'api' | 'worker';
 
@@ -189,6 +189,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
   setMaxListeners(0, shutdown.signal);
   let callRelay: Relay | undefined;
   let taskRelay: Relay | undefined;
+  let trunkRelay: Relay | undefined;
   let knowledgeWorker: ReturnType<typeof startKnowledgeWorker> | undefined;
   let sweepTimer: NodeJS.Timeout | undefined;
 
@@ -240,6 +241,39 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
         },
       })
     : null;
+
+  /**
+   * Trunk status and 测试呼叫 as this process can serve them: the SIP runtime's when it runs here;
+   * in an API process of a deployment whose workers run SIP (TELEPHONY=sip, ROLE=api), the stored
+   * status and a relay that makes the workers reload a changed trunk; else the simulator's.
+   */
+  function trunkControl(): TrunkControl {
+    if (trunks) return trunks;
+    const local = sip?.control;
+    if (local) {
+      return {
+        ...local,
+        unavailable: null,
+        changed(trunkId) {
+          local.changed(trunkId);
+          trunkRelay?.send(trunkId);
+        },
+      };
+    }
+    if (env.TELEPHONY === 'sip' && !hasEngine) {
+      const refusal = '测试呼叫需在运行通话引擎的进程上发起（ROLE=all 或 worker，TELEPHONY=sip）';
+      return {
+        unavailable: null,
+        testCallRefusal: refusal,
+        status: () => null,
+        testCall: async () => {
+          throw new TrunkControlUnavailableError(refusal);
+        },
+        changed: (trunkId) => trunkRelay?.send(trunkId),
+      };
+    }
+    return simTrunkControl();
+  }
 
   /** The assistant's voice (espeak at 8 kHz) and ears (its recogniser) on a real line. */
   function lineMedia(line: SipRuntime): NonNullable<CallDeps['legMedia']> {
@@ -452,7 +486,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     speech,
     /** Trunk status and 测试呼叫 (runtime/trunk-control.ts): the SIP runtime's once it runs here. */
     get trunks(): TrunkControl {
-      return sip?.control ?? trunks ?? simTrunkControl();
+      return trunkControl();
     },
     /** SIP stack, media and screening counters; null without SIP. */
     sipStats: () => sip?.stats() ?? null,
@@ -542,6 +576,13 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
         },
         (err) => log.warn({ err }, 'task event relay failed'),
       );
+      // A trunk changed in another process: the SIP runtime here reloads it (registers again).
+      trunkRelay = await startRelay(
+        database,
+        'trunk_events',
+        (trunkId) => sip?.control.changed(trunkId),
+        (err) => log.warn({ err }, 'trunk event relay failed'),
+      );
       await live.start(database);
       if (!hasEngine) {
         await requests.connect(database);
@@ -573,6 +614,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
       hub.relay = null;
       await callRelay?.stop();
       await taskRelay?.stop();
+      await trunkRelay?.stop();
       taskEvents.close();
       for (const fn of stopHandlers) fn();
       stopHandlers.clear();

@@ -64,6 +64,11 @@ export interface TrunkControl {
    * the SIP runtime runs here.
    */
   readonly unavailable: string | null;
+  /**
+   * Why this process cannot place a 测试呼叫 although trunks work in the deployment (an API
+   * process whose workers run the lines), or null/absent when it can.
+   */
+  readonly testCallRefusal?: string | null;
   /** Live status from this process's SIP runtime; null when it has none (the stored columns then). */
   status(trunkId: string): TrunkLiveStatus | null;
   /**

@@ -49,6 +49,9 @@ export const trunksRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { 
     get unavailable() {
       return runtime.trunks.unavailable;
     },
+    get testCallRefusal() {
+      return runtime.trunks.testCallRefusal;
+    },
     status: (trunkId) => runtime.trunks.status(trunkId),
     testCall: (trunk, number, options) => runtime.trunks.testCall(trunk, number, options),
     changed: (trunkId) => runtime.trunks.changed(trunkId),
@@ -200,6 +203,7 @@ export const trunksRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { 
       if (control.unavailable) {
         throw conflict(`本服务器未启用 SIP 线路：${control.unavailable}，无法发起测试呼叫`);
       }
+      if (control.testCallRefusal) throw conflict(control.testCallRefusal);
       if (!row.enabled) throw conflict(`线路「${row.name}」已停用，启用后才能测试呼叫`);
       if (testing.has(trunkId)) throw conflict(`线路「${row.name}」正在进行测试呼叫，请等它结束`);
       // Decrypted only now, after every refusal, and handed to the SIP runtime alone.
