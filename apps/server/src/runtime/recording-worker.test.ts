@@ -102,3 +102,53 @@ describe('recording worker leases', () => {
     expect(puts.has(`${projectId}/${held}.wav`)).toBe(false);
   }, 60_000);
 });
+
+describe('recording worker and a real line’s WAV', () => {
+  /** The media worker's file while the call runs: sizes 0 until it closes it. */
+  const wavHeader = (dataBytes: number) => {
+    const header = Buffer.alloc(44);
+    header.write('RIFF', 0, 'ascii');
+    header.writeUInt32LE(36 + dataBytes, 4);
+    header.write('WAVEfmt ', 8, 'ascii');
+    header.writeUInt32LE(16, 16);
+    header.writeUInt16LE(1, 20);
+    header.writeUInt16LE(2, 22);
+    header.writeUInt32LE(8000, 24);
+    header.writeUInt32LE(32000, 28);
+    header.writeUInt16LE(4, 32);
+    header.writeUInt16LE(16, 34);
+    header.write('data', 36, 'ascii');
+    header.writeUInt32LE(dataBytes, 40);
+    return header;
+  };
+
+  it('stores the whole call when the record ends before the media worker has closed the file', async () => {
+    database = await createTestDatabase();
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'recording-line-'));
+    const { projectId } = await seedUser(database.db, { email: 'line@example.com' });
+    const id = await pendingCall(database.db, projectId);
+    const file = path.join(dataDir, 'line-recordings', `${id}.wav`);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const second = Buffer.alloc(32_000, 7);
+    fs.writeFileSync(file, Buffer.concat([wavHeader(0), second]));
+
+    const app = await buildApp({ database, env: testEnv({ DATA_DIR: dataDir }), logger: false });
+    apps.push(app);
+    await app.ready();
+    const drained = app.runtime.drainRecordings();
+    // The media worker writes the call's last second and its sizes a moment later.
+    await new Promise((r) => setTimeout(r, 400));
+    fs.writeFileSync(file, Buffer.concat([wavHeader(64_000), second, second]));
+    await drained;
+
+    const [row] = await database.db
+      .select()
+      .from(calls)
+      .where(inArray(calls.id, [id]));
+    expect(row).toMatchObject({ recording: 'ready', recordingDurationMs: 2000 });
+    const stored = fs.readFileSync(path.join(dataDir, 'recordings', `${projectId}/${id}.wav`));
+    expect(stored.length).toBe(44 + 64_000);
+    expect(stored.readUInt32LE(40)).toBe(64_000);
+    expect(fs.existsSync(file)).toBe(false);
+  }, 60_000);
+});

@@ -1,5 +1,6 @@
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { asc, eq } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/client';
@@ -13,6 +14,31 @@ import { toTurn } from '../modules/calls/calls.service';
 
 /** A mix takes seconds; a claim this long outlives any mix but not a dead process for long. */
 const RECORDING_LEASE_MS = 120_000;
+
+/**
+ * The call's record can end before the media worker has closed the line's WAV (they finish in
+ * parallel): its sizes are written last, so until then the file may still lack its tail.
+ */
+const LINE_CLOSE_WAIT_MS = 5_000;
+const WAV_HEADER_BYTES = 44;
+
+/**
+ * A real line's stereo WAV once its writer has closed it, or null when there is none. A file
+ * whose writer never closed it (the process died mid-call) is kept as captured, with its sizes.
+ */
+async function closedLineRecording(file: string): Promise<Buffer | null> {
+  const deadline = Date.now() + LINE_CLOSE_WAIT_MS;
+  for (;;) {
+    const bytes = await readFile(file).catch(() => null);
+    if (!bytes || bytes.length <= WAV_HEADER_BYTES || bytes.readUInt32LE(40) !== 0) return bytes;
+    if (Date.now() >= deadline) {
+      bytes.writeUInt32LE(bytes.length - 8, 4);
+      bytes.writeUInt32LE(bytes.length - WAV_HEADER_BYTES, 40);
+      return bytes;
+    }
+    await sleep(100);
+  }
+}
 
 /** The other party sounds different from the assistant: a male voice for a female one and back. */
 export const calleeVoiceFor = (voiceId: string) =>
@@ -82,16 +108,17 @@ export class RecordingWorker {
       ).map(toTurn);
       const key = `${row.projectId}/${row.id}.wav`;
       const line = this.deps.lineRecordings ? path.join(this.deps.lineRecordings, `${row.id}.wav`) : null;
-      const recorded = line ? await readFile(line).catch(() => null) : null;
-      if (line && recorded && recorded.length > 44) {
+      const recorded = line ? await closedLineRecording(line) : null;
+      if (line && recorded && recorded.length > WAV_HEADER_BYTES) {
         await recordings.put(key, recorded);
+        // Stored: the local copy goes before the call says so, so nothing outlives a ready recording.
+        await rm(line, { force: true });
         await calls.recordingReady(row.projectId, row.id, owner, {
           key,
           // 8 kHz, 16-bit, two channels: 32 bytes a millisecond.
-          durationMs: Math.round((recorded.length - 44) / 32),
+          durationMs: Math.round((recorded.length - WAV_HEADER_BYTES) / 32),
           turns: turns.map(({ index, startMs, endMs }) => ({ index, startMs, endMs })),
         });
-        await rm(line, { force: true });
         return;
       }
       const assistantVoice = await callVoice(db, row.projectId, row.assistantId, row.assistantVersion);
