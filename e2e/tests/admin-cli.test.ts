@@ -15,7 +15,11 @@ const admin = (...args: string[]) =>
   });
 
 describe('npm run admin', () => {
-  it('creates users and projects on a fresh data directory, and the server then lets them in', async () => {
+  // A dozen CLI runs, each opening the embedded database and migrating it, then a server start:
+  // minutes on a loaded 2-core machine, not a hang.
+  it('creates users and projects on a fresh data directory, and the server then lets them in', {
+    timeout: 180_000,
+  }, async () => {
     const owner = admin(
       'user:create',
       '--email',
