@@ -134,8 +134,8 @@ export async function startSipRuntime(options: {
     advertisedHost: externalHost,
     clock,
     logger: log,
-    // Kamailio fails a call over to the next worker when this one says nothing for 1.5 s; a
-    // 100 Trying at once keeps a busy event loop from looking like a dead process.
+    // Kamailio moves a call to the next worker when this one says nothing for 1.5 s: the 100
+    // Trying leaves as soon as the INVITE is read, so the whole margin goes to a loaded process.
     tryingDelayMs: env.SIP_PROXY ? 0 : undefined,
     agent: {
       userAgent: 'CallPilot',
@@ -231,7 +231,7 @@ export async function startSipRuntime(options: {
   void pingAll().catch(() => undefined);
   const pinger = setInterval(() => void pingAll().catch(() => undefined), OPTIONS_INTERVAL_MS);
   pinger.unref();
-  const stopTimers: (() => void)[] = [];
+  let drainReport: NodeJS.Timeout | undefined;
 
   const control: TrunkControl = {
     unavailable: null,
@@ -332,13 +332,12 @@ export async function startSipRuntime(options: {
         clearInterval(drainReport);
         log.info('SIP drained: no call in progress, the process can stop');
       };
-      const drainReport = setInterval(report, DRAIN_REPORT_MS);
+      drainReport = setInterval(report, DRAIN_REPORT_MS);
       drainReport.unref();
-      stopTimers.push(() => clearInterval(drainReport));
     },
     async stop() {
       clearInterval(pinger);
-      for (const stopTimer of stopTimers) stopTimer();
+      clearInterval(drainReport);
       await adapter.close();
       await Promise.all([...registrations.values()].map((r) => r.stop().catch(() => undefined)));
       await media.close();
