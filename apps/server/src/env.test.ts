@@ -68,4 +68,19 @@ describe('parseEnv', () => {
       /RTP_PORT_MAX: must be above RTP_PORT_MIN/,
     );
   });
+
+  it("reads SIP_PROXY as Kamailio's IP addresses, with or without a port, and names a bad one", () => {
+    expect(parseEnv({}).SIP_PROXY).toBeUndefined();
+    expect(parseEnv({ SIP_PROXY: '10.0.0.10' }).SIP_PROXY).toEqual([{ host: '10.0.0.10', port: null }]);
+    expect(parseEnv({ SIP_PROXY: '10.0.0.10:5060, [fd00::10]:5070,fd00::11' }).SIP_PROXY).toEqual([
+      { host: '10.0.0.10', port: 5060 },
+      { host: 'fd00::10', port: 5070 },
+      { host: 'fd00::11', port: null },
+    ]);
+    for (const bad of ['kamailio.internal', '10.0.0.10:0', '10.0.0.300', '10.0.0.10,', '[10.0.0.10]:5060']) {
+      const [line] = fails({ SIP_PROXY: bad });
+      expect(line, bad).toMatch(/^Invalid environment variable SIP_PROXY: must be Kamailio's IP address/);
+      expect(line).toContain(`(got ${JSON.stringify(bad)})`);
+    }
+  });
 });

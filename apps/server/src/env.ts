@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -12,6 +13,32 @@ const boolish = z
   .transform((v) => ['true', '1', 'yes', 'on'].includes(v));
 
 const emptyAsUndefined = (v: unknown) => (v === '' ? undefined : v);
+
+/** A Kamailio in front of this worker: its IP, and the port it sends from when that is pinned. */
+export interface SipProxyAddress {
+  host: string;
+  port: number | null;
+}
+
+/**
+ * `10.0.0.10`, `10.0.0.10:5060`, `fd00::10` or `[fd00::10]:5060`, comma-separated for a pair of
+ * proxies. IP literals only: trusting a header by source address must not hang on DNS.
+ */
+export function parseSipProxyList(value: string): SipProxyAddress[] | null {
+  const list: SipProxyAddress[] = [];
+  for (const raw of value.split(',')) {
+    const item = raw.trim();
+    const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(item);
+    const v4 = /^([\d.]+)(?::(\d+))?$/.exec(item);
+    const [host, port] = bracketed ? [bracketed[1]!, bracketed[2]] : v4 ? [v4[1]!, v4[2]] : [item, undefined];
+    const valid = bracketed || !v4 ? net.isIPv6(host) : net.isIPv4(host);
+    if (!valid) return null;
+    const portNumber = port === undefined ? null : Number(port);
+    if (portNumber !== null && !(portNumber >= 1 && portNumber <= 65535)) return null;
+    list.push({ host, port: portNumber });
+  }
+  return list;
+}
 
 /**
  * Every variable the server reads. The README's configuration table mirrors this list;
@@ -123,6 +150,27 @@ export const envSchema = z.object({
   SIP_HOST: z.preprocess(emptyAsUndefined, z.string().min(1).default('0.0.0.0')),
   /** The address carriers reach this server at, when behind NAT (Via, Contact and SDP). */
   SIP_EXTERNAL_HOST: z.preprocess(emptyAsUndefined, z.string().min(1).optional()),
+  /**
+   * Kamailio's address as this worker sees it (its SIP_LISTEN_WORKERS socket, or SIP_LISTEN).
+   * INVITEs from it are screened by the caller address in their X-Source-Addr header, and the
+   * 100 Trying goes out at once, since Kamailio takes a silent worker for a dead one.
+   */
+  SIP_PROXY: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .transform((value, ctx) => {
+        const list = parseSipProxyList(value);
+        if (list) return list;
+        ctx.addIssue({
+          code: 'custom',
+          message:
+            "must be Kamailio's IP address, with its port if you like (10.0.0.10, 10.0.0.10:5060 or [fd00::10]:5060), comma-separated for several",
+        });
+        return z.NEVER;
+      })
+      .optional(),
+  ),
   RTP_PORT_MIN: z.preprocess(
     emptyAsUndefined,
     wholeNumber(1024, 65534, 'must be a port number (1024-65534)').default(20000),

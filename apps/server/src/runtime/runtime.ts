@@ -491,6 +491,15 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     /** SIP stack, media and screening counters; null without SIP. */
     sipStats: () => sip?.stats() ?? null,
 
+    /**
+     * Takes this process's real lines out of Kamailio's rotation (SIGUSR2): OPTIONS and new
+     * INVITEs get 503, the calls in progress run to their end. False when it runs no SIP.
+     */
+    drainSip(reason: string): boolean {
+      sip?.drain(reason);
+      return sip !== null;
+    },
+
     async startTestCall(projectId: string, request: TestCallRequest): Promise<{ callId: string }> {
       const callId = randomUUID();
       if (!hasEngine) return viaEngine({ id: callId, projectId, kind: 'test', payload: request });
@@ -608,6 +617,9 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     },
 
     async stop(): Promise<void> {
+      // First, before any call is interrupted: Kamailio's next ping or INVITE gets 503 and the
+      // proxy moves new calls to another worker while this one winds down.
+      sip?.drain('shutdown');
       if (sweepTimer) clearInterval(sweepTimer);
       await requests.stop();
       shutdown.abort(new Error('server stopping'));

@@ -19,11 +19,12 @@ import type {
 } from '../engine/telephony/types';
 import type { Env } from '../env';
 import { peerMatcher, type TrunkDirectory } from '../modules/trunks/trunk-directory';
+import { createInviteScreen } from './sip-screen';
 import type { SipTrunk, TrunkControl, TrunkLiveStatus } from './trunk-control';
 
-/** INVITEs from one trunk address beyond this many a second get 503 (a looping PBX, a flood). */
-const INVITES_PER_SECOND = 50;
 const OPTIONS_INTERVAL_MS = 30_000;
+/** While draining, how often the calls still up are counted in the log. */
+const DRAIN_REPORT_MS = 5_000;
 
 export interface SipRuntime {
   readonly adapter: SipAdapter;
@@ -35,6 +36,13 @@ export interface SipRuntime {
     recognizer: LegMedia['recognizer'],
   ): LegMedia;
   stats(): Record<string, number>;
+  /**
+   * True once draining began: OPTIONS (Kamailio's health pings) and new INVITEs get 503, so the
+   * proxy sends new calls elsewhere while the calls in progress run to their end.
+   */
+  readonly draining: boolean;
+  /** Starts draining (there is no way back but a restart); logs the calls left until none is. */
+  drain(reason: string): void;
   stop(): Promise<void>;
 }
 
@@ -96,8 +104,13 @@ export async function startSipRuntime(options: {
   let matchPeer = peerMatcher([]);
   /** Registrar and proxy addresses of register trunks: INVITEs to a registered contact come from there. */
   let registrarAddresses = new Map<string, SipTrunk>();
-  const counters = { refused: 0, flooded: 0 };
-  const bursts = new Map<string, { second: number; count: number }>();
+  let draining = false;
+  const screening = createInviteScreen({
+    clock,
+    proxies: env.SIP_PROXY ?? [],
+    trunkFor: (address) => matchPeer(address) ?? registrarAddresses.get(address) ?? null,
+    draining: () => draining,
+  });
 
   async function reloadTrunks() {
     trunks = await directory.enabled();
@@ -121,25 +134,13 @@ export async function startSipRuntime(options: {
     advertisedHost: externalHost,
     clock,
     logger: log,
+    // Kamailio moves a call to the next worker when this one says nothing for 1.5 s: the 100
+    // Trying leaves as soon as the INVITE is read, so the whole margin goes to a loaded process.
+    tryingDelayMs: env.SIP_PROXY ? 0 : undefined,
     agent: {
       userAgent: 'CallPilot',
-      screen: (_request, source) => {
-        const trunk = matchPeer(source.address) ?? registrarAddresses.get(source.address);
-        if (!trunk) {
-          // SIP scanners probe every public port: refuse, count, and say nothing more.
-          counters.refused++;
-          return { status: 403, reason: 'Forbidden' };
-        }
-        const second = Math.floor(clock.now() / 1000);
-        const burst = bursts.get(source.address);
-        if (!burst || burst.second !== second) bursts.set(source.address, { second, count: 1 });
-        else if (++burst.count > INVITES_PER_SECOND) {
-          counters.flooded++;
-          return { status: 503, reason: 'Service Unavailable' };
-        }
-        if (bursts.size > 10_000) bursts.clear();
-        return null;
-      },
+      screen: screening.screen,
+      draining: () => draining,
     },
   });
   const media = await MediaEngine.start({
@@ -230,6 +231,7 @@ export async function startSipRuntime(options: {
   void pingAll().catch(() => undefined);
   const pinger = setInterval(() => void pingAll().catch(() => undefined), OPTIONS_INTERVAL_MS);
   pinger.unref();
+  let drainReport: NodeJS.Timeout | undefined;
 
   const control: TrunkControl = {
     unavailable: null,
@@ -309,9 +311,33 @@ export async function startSipRuntime(options: {
         },
       };
     },
-    stats: () => ({ ...stack.stats(), legs: adapter.activeLegs, ...counters }),
+    stats: () => ({
+      ...stack.stats(),
+      legs: adapter.activeLegs,
+      ...screening.counters,
+      draining: draining ? 1 : 0,
+    }),
+    get draining() {
+      return draining;
+    },
+    drain(reason) {
+      if (draining) return;
+      draining = true;
+      log.info({ reason, calls: adapter.activeLegs }, 'SIP draining: OPTIONS and new INVITEs answered 503');
+      const report = () => {
+        if (adapter.activeLegs > 0) {
+          log.info({ calls: adapter.activeLegs }, 'SIP draining: calls still in progress');
+          return;
+        }
+        clearInterval(drainReport);
+        log.info('SIP drained: no call in progress, the process can stop');
+      };
+      drainReport = setInterval(report, DRAIN_REPORT_MS);
+      drainReport.unref();
+    },
     async stop() {
       clearInterval(pinger);
+      clearInterval(drainReport);
       await adapter.close();
       await Promise.all([...registrations.values()].map((r) => r.stop().catch(() => undefined)));
       await media.close();

@@ -207,6 +207,8 @@ export interface CallOptions {
   target?: string;
   /** Place the calls from this port (a worker's, for outbound calls) instead of a fresh one. */
   fromPort?: number;
+  /** Place the calls from this loopback address (127.0.0.3: a caller that is no trunk's peer). */
+  fromHost?: string;
 }
 
 interface Started {
@@ -429,7 +431,7 @@ export class KamailioLab {
         '-sf',
         CALLER_SCENARIO,
         '-i',
-        HOST,
+        options.fromHost ?? HOST,
         '-p',
         String(port),
         '-key',

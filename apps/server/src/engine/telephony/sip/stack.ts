@@ -23,6 +23,8 @@ export interface SipStackOptions {
   t2?: number;
   t4?: number;
   timerD?: number;
+  /** 100 Trying delay for INVITEs (transaction.ts): default 200 ms, 0 behind Kamailio. */
+  tryingDelayMs?: number;
   agent?: SipUserAgentOptions;
 }
 
@@ -55,6 +57,7 @@ export async function createSipStack(options: SipStackOptions): Promise<SipStack
     t2,
     t4: options.t4,
     timerD: options.timerD,
+    tryingDelayMs: options.tryingDelayMs,
     logger: options.logger,
   });
 

@@ -84,7 +84,7 @@ class FakeTransport implements TransactionTransport {
 
 const statusOf = (message: SipMessage) => (isRequest(message) ? 0 : message.status);
 
-function setup(options: { inviteLimitMs?: number } = {}) {
+function setup(options: { inviteLimitMs?: number; tryingDelayMs?: number } = {}) {
   const clock = new VirtualClock({ startAt: 0 });
   const transport = new FakeTransport(clock);
   const layer = createTransactionLayer({
@@ -457,6 +457,54 @@ describe('server INVITE transaction', () => {
     transport.deliver(request('INVITE', 'z9hG4bKs2'));
     expect(transport.responses().map((s) => statusOf(s.message))).toEqual([180, 180]);
     expect(got).toHaveLength(1);
+  });
+
+  it('with tryingDelayMs 0, sends 100 Trying as soon as the TU has seen the INVITE, before any time passes', async () => {
+    const { clock, transport, layer } = setup({ tryingDelayMs: 0 });
+    const { got } = serverTu(layer);
+    const invite = request('INVITE', 'z9hG4bKs0');
+    transport.deliver(invite);
+    expect(got).toHaveLength(1);
+    expect(times(transport.responses(100))).toEqual([0]);
+    expect((transport.responses(100)[0]!.message as SipResponse).headers.get('To')).toBe(
+      invite.headers.get('To'),
+    );
+    // No second 100 from a timer; a retransmitted INVITE gets the 100 again.
+    await clock.advance(1_000);
+    expect(transport.responses(100)).toHaveLength(1);
+    transport.deliver(request('INVITE', 'z9hG4bKs0'));
+    expect(transport.responses(100)).toHaveLength(2);
+    got[0]!.tx.respond(reply(invite, 200));
+    expect(transport.responses().map((s) => statusOf(s.message))).toEqual([100, 100, 200]);
+  });
+
+  it('with tryingDelayMs 0, an INVITE the TU refuses on the spot gets its final response alone', async () => {
+    const { clock, transport, layer } = setup({ tryingDelayMs: 0 });
+    layer.onRequest((request, tx) => tx.respond(createResponse(request, 403, 'Forbidden', 'x')));
+    transport.deliver(request('INVITE', 'z9hG4bKs0r'));
+    await clock.advance(300);
+    expect(transport.responses().map((s) => statusOf(s.message))).toEqual([403]);
+  });
+
+  it('honours a tryingDelayMs other than 200 ms, and never sends 100 to a non-INVITE', async () => {
+    const { clock, transport, layer } = setup({ tryingDelayMs: 50 });
+    serverTu(layer);
+    transport.deliver(request('INVITE', 'z9hG4bKs0d'));
+    await clock.advance(49);
+    expect(transport.responses(100)).toHaveLength(0);
+    await clock.advance(1);
+    expect(times(transport.responses(100))).toEqual([50]);
+
+    const immediate = setup({ tryingDelayMs: 0 });
+    serverTu(immediate.layer);
+    immediate.transport.deliver(request('OPTIONS', 'z9hG4bKs0o'));
+    await immediate.clock.advance(1_000);
+    expect(immediate.transport.responses(100)).toHaveLength(0);
+  });
+
+  it('refuses a negative or non-finite tryingDelayMs', () => {
+    expect(() => setup({ tryingDelayMs: -1 })).toThrow(/tryingDelayMs/);
+    expect(() => setup({ tryingDelayMs: Number.NaN })).toThrow(/tryingDelayMs/);
   });
 
   it('retransmits a non-2xx with timer G up to T2 until the ACK, which it absorbs; timer I ends it', async () => {

@@ -24,8 +24,9 @@
  * What the layer does by itself: retransmits requests (A, E) and final responses (G) on
  * unreliable transports, absorbs retransmitted requests and re-sends the last response, sends the
  * ACK for a non-2xx final response (§17.1.1.3), sends 100 Trying when the TU has not answered an
- * INVITE within 200 ms, and ends every transaction in bounded time: the maps hold nothing once
- * the timers ran out. What it leaves to the UA: the ACK for a 2xx and the 2xx retransmissions
+ * INVITE within `tryingDelayMs` (200 ms by default, §17.2.1; 0 behind a proxy that takes silence
+ * for a dead worker), and ends every transaction in bounded time: the maps hold nothing once the
+ * timers ran out. What it leaves to the UA: the ACK for a 2xx and the 2xx retransmissions
  * until that ACK (dialog state, §13.3.1.4), which the UA sends through the transport directly.
  *
  * Bounds beyond the RFC timers, so no state waits forever on a peer or a TU:
@@ -70,6 +71,13 @@ export interface TransactionLayerOptions {
   inviteLimitMs?: number;
   /** Timer D, default 32 s; tests that check nothing is left shorten it with T1. */
   timerD?: number;
+  /**
+   * How long an INVITE may go unanswered before the layer sends 100 Trying. Default 200 ms
+   * (§17.2.1), which saves the packet when the TU answers quickly. 0: as soon as the TU has seen
+   * the INVITE without answering it, for a worker behind a proxy that takes silence for death
+   * (Kamailio's dispatcher fails over after INVITE_FIRST_REPLY_MS).
+   */
+  tryingDelayMs?: number;
   logger?: SipLogger;
 }
 
@@ -239,6 +247,9 @@ export function createTransactionLayer(options: TransactionLayerOptions): Transa
   const T4 = options.t4 ?? 5_000;
   const inviteLimitMs = options.inviteLimitMs ?? 180_000;
   const timerD = options.timerD ?? TIMER_D_MS;
+  const tryingDelayMs = options.tryingDelayMs ?? TRYING_DELAY_MS;
+  if (!Number.isFinite(tryingDelayMs) || tryingDelayMs < 0)
+    throw new Error(`tryingDelayMs must be 0 or more (got ${tryingDelayMs})`);
   const clients = new Map<string, ClientTx>();
   const servers = new Map<string, ServerTx>();
   const stats: TransactionStats = {
@@ -506,10 +517,9 @@ export function createTransactionLayer(options: TransactionLayerOptions): Transa
 
     start() {
       if (isInvite(this.method)) {
-        this.timers.set('trying', TRYING_DELAY_MS, () => {
-          if (this.state === 'proceeding' && !this.lastResponse)
-            this.send(createResponse(this.request, 100, 'Trying'));
-        });
+        // With no delay the 100 goes right after the TU's turn (`sendTrying` below), so an
+        // INVITE the TU refuses on the spot gets its final response alone.
+        if (tryingDelayMs > 0) this.timers.set('trying', tryingDelayMs, () => this.sendTrying());
         this.timers.set('limit', inviteLimitMs, () => {
           if (this.state !== 'proceeding') return;
           stats.timeouts++;
@@ -524,6 +534,12 @@ export function createTransactionLayer(options: TransactionLayerOptions): Transa
           this.notify('no-response');
         });
       }
+    }
+
+    /** 100 Trying, unless the TU already said something (§17.2.1). */
+    sendTrying() {
+      if (this.state === 'proceeding' && !this.lastResponse)
+        this.send(createResponse(this.request, 100, 'Trying'));
     }
 
     private send(response: SipResponse) {
@@ -694,6 +710,7 @@ export function createTransactionLayer(options: TransactionLayerOptions): Transa
       return;
     }
     safely('onRequest', () => requestHandler?.(request, tx));
+    if (tryingDelayMs === 0 && isInvite(request.method)) tx.sendTrying();
   };
 
   const stopListening = transport.onMessage((message, source) => {
