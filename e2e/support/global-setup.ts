@@ -23,8 +23,6 @@ declare module 'vitest' {
     oemName: string;
     /** The logo as the server hands it out: a data: URI of the file given to `oem:set --logo`. */
     oemLogo: string;
-    /** The server's SIP port on 127.0.0.1 (UDP and TCP): it runs TELEPHONY=sip. */
-    sipPort: number;
   }
 }
 
@@ -90,7 +88,6 @@ export default async function setup(project: TestProject) {
   const logoFile = path.join(dataDir, 'partner-logo.svg');
   let server: RunningServer | undefined;
   let forwarder: { close: () => Promise<void> } | undefined;
-  let sipPort = 0;
   try {
     // Before the start: the embedded database is single-process and the CLI refuses while a server runs.
     fs.writeFileSync(logoFile, OEM_LOGO_SVG);
@@ -106,7 +103,7 @@ export default async function setup(project: TestProject) {
     );
     admin(dataDir, 'project:update', '--owner', DISABLED_EMAIL, '--disabled', 'true');
     admin(dataDir, 'oem:set', '--host', OEM_HOST, '--name', OEM_NAME, '--logo', logoFile);
-    sipPort = await freePortRange(1, { tcp: true });
+    const sipPort = await freePortRange(1, { tcp: true });
     const rtpPortMin = await freePortRange(RTP_PORTS, { band: PORT_BANDS.rtp });
     server = await startServer(
       // Vitest sets NODE_ENV=test, and `npm start` builds a stale console with it: vite then bundles
@@ -142,7 +139,6 @@ export default async function setup(project: TestProject) {
   project.provide('disabledPassword', DISABLED_PASSWORD);
   project.provide('oemBaseUrl', `http://${OEM_HOST}:${server.port}`);
   project.provide('oemName', OEM_NAME);
-  project.provide('sipPort', sipPort);
   project.provide('oemLogo', `data:image/svg+xml;base64,${Buffer.from(OEM_LOGO_SVG).toString('base64')}`);
   return async () => {
     await forwarder?.close();
