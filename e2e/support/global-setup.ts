@@ -4,6 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { type RunningServer, repoRoot, startServer, stopServer, tempDir } from './server';
+import { freePortRange, PORT_BANDS } from './sipp';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -31,6 +32,8 @@ const DISABLED_EMAIL = 'disabled-owner@example.com';
 const DISABLED_PASSWORD = 'disabled-pass-1';
 const OEM_HOST = '127.0.0.2';
 const OEM_NAME = '合作伙伴外呼';
+/** Twenty calls' RTP ports (one even port each, RTCP unused): more than the e2e tests place at once. */
+const RTP_PORTS = 40;
 const OEM_LOGO_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" width="32" height="32" viewBox="0 0 32 32">' +
   '<rect width="32" height="32" rx="6" fill="#12a150"/><circle cx="16" cy="16" r="8" fill="#fff"/></svg>\n';
@@ -100,6 +103,8 @@ export default async function setup(project: TestProject) {
     );
     admin(dataDir, 'project:update', '--owner', DISABLED_EMAIL, '--disabled', 'true');
     admin(dataDir, 'oem:set', '--host', OEM_HOST, '--name', OEM_NAME, '--logo', logoFile);
+    const sipPort = await freePortRange(1, { tcp: true });
+    const rtpPortMin = await freePortRange(RTP_PORTS, { band: PORT_BANDS.rtp });
     server = await startServer(
       // Vitest sets NODE_ENV=test, and `npm start` builds a stale console with it: vite then bundles
       // React's development build, which would be tested here and left in apps/web/dist for others.
@@ -110,6 +115,12 @@ export default async function setup(project: TestProject) {
         SALES_PHONE,
         // The simulated carrier's clock runs 20× real time, so a 模拟通话 ends within seconds.
         SIM_TIME_SCALE: '20',
+        // Real lines for trunks (线路管理's 测试呼叫); numbers without a trunk stay simulated.
+        TELEPHONY: 'sip',
+        SIP_HOST: '127.0.0.1',
+        SIP_PORT: String(sipPort),
+        RTP_PORT_MIN: String(rtpPortMin),
+        RTP_PORT_MAX: String(rtpPortMin + RTP_PORTS - 1),
       },
       { command: 'npm-start', timeoutMs: 180_000 },
     );

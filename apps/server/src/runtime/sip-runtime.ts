@@ -1,12 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import os from 'node:os';
-import type { AssistantVoice, TrunkTestStep } from '@callpilot/contracts';
+import { type AssistantVoice, END_REASON_LABELS, type TrunkTestStep } from '@callpilot/contracts';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../engine/clock';
 import { wavToPcm } from '../engine/speech/resample';
 import type { SpeechSynthesizer } from '../engine/speech/types';
 import { loadVad } from '../engine/speech/vad';
 import { MediaEngine } from '../engine/telephony/media/media-engine';
+import { outcomeOfFinalResponse } from '../engine/telephony/sip/causes';
 import { Registration } from '../engine/telephony/sip/registration';
 import { createSipAdapter, type SipAdapter, type SipRoute } from '../engine/telephony/sip/sip-adapter';
 import { createSipStack } from '../engine/telephony/sip/stack';
@@ -60,6 +62,24 @@ const hostPortEndpoint = (
   target: { host: string; port: number | null },
   protocol: 'udp' | 'tcp',
 ): SipEndpoint => ({ protocol, address: target.host, port: target.port ?? 5060 });
+
+/** What a provisional response means to someone testing a line. */
+function provisionalNote(status: number): string {
+  if (status === 100) return '线路已受理';
+  if (status === 180) return '对方振铃';
+  if (status === 181) return '呼叫正在转移';
+  if (status === 182) return '排队等待';
+  if (status === 183) return '呼叫进展（早期媒体）';
+  return '呼叫进展';
+}
+
+/** What a final failure response means, in the words of the call records' end reasons. */
+function failureNote(status: number): string {
+  if (status === 401 || status === 407) return '鉴权失败，请检查用户名和密码';
+  if (status === 403) return '线路拒绝了呼叫';
+  const outcome = outcomeOfFinalResponse(status, '').outcome;
+  return outcome === 'failed' ? '呼叫失败' : END_REASON_LABELS[outcome];
+}
 
 /** The number as the trunk wants it (numbers are stored in national form: 021…, 138…). */
 export function formatForTrunk(number: string, format: SipTrunk['callerIdFormat']): string {
@@ -209,20 +229,33 @@ export async function startSipRuntime(options: {
     registration.start();
   }
 
+  async function ping(trunk: SipTrunk) {
+    if (trunk.kind !== 'ip' || !trunk.signallingAddress) return;
+    const destination = hostPortEndpoint(trunk.signallingAddress, trunk.transport);
+    const uri = `sip:${trunk.signallingAddress.host}:${destination.port}`;
+    const result = await stack.agent.ping(uri, destination, `<sip:ping@${externalHost}>`);
+    const ok = result.status < 300 || result.status === 405;
+    const options = {
+      at: new Date(clock.now()),
+      rttMs: ok ? Math.round(result.rttMs) : null,
+      status: result.status,
+    };
+    liveOf(trunk.id).options = options;
+    await directory.recordOptions(trunk.id, options).catch(() => undefined);
+  }
+
+  let pinging = false;
+  /**
+   * All at once: an unreachable peer takes 32 s (Timer F) to answer for, and in turn it would
+   * hold back every trunk after it. A round still waiting on one skips the next.
+   */
   async function pingAll() {
-    for (const trunk of trunks) {
-      if (trunk.kind !== 'ip' || !trunk.signallingAddress) continue;
-      const destination = hostPortEndpoint(trunk.signallingAddress, trunk.transport);
-      const uri = `sip:${trunk.signallingAddress.host}:${destination.port}`;
-      const result = await stack.agent.ping(uri, destination, `<sip:ping@${externalHost}>`);
-      const ok = result.status < 300 || result.status === 405;
-      const options = {
-        at: new Date(clock.now()),
-        rttMs: ok ? Math.round(result.rttMs) : null,
-        status: result.status,
-      };
-      liveOf(trunk.id).options = options;
-      await directory.recordOptions(trunk.id, options).catch(() => undefined);
+    if (pinging) return;
+    pinging = true;
+    try {
+      await Promise.all(trunks.map((trunk) => ping(trunk).catch(() => undefined)));
+    } finally {
+      pinging = false;
     }
   }
 
@@ -248,37 +281,59 @@ export async function startSipRuntime(options: {
       const route = routeOf(trunk, caller, number);
       if (!route) return { ok: false, message: '线路地址不完整，请检查注册服务器或对端地址' };
       step('out', `INVITE sip:${route.callee}@${route.domain}`, null, '发起呼叫');
+      let finalResponse = false;
       const result = await adapter.originate({
-        callId: `trunk-test-${started}`,
+        // Unique even when two trunks are tested in the same millisecond: the leg and media are keyed by it.
+        callId: `trunk-test-${randomUUID()}`,
         from: caller,
         to: number,
         sip: route,
         signal,
         ringTimeoutMs: 30_000,
-        onProvisional: (status: number, reason: string) =>
-          step(
-            'in',
-            `${status} ${reason}`,
-            status,
-            status === 100 ? '线路已受理' : status === 180 ? '对方振铃' : '早期媒体',
-          ),
+        record: false,
+        onProvisional: (status, reason) => step('in', `${status} ${reason}`, status, provisionalNote(status)),
+        onFinalResponse: (status, reason) => {
+          finalResponse = true;
+          step('in', `${status} ${reason}`, status, status < 300 ? '对方已接听' : failureNote(status));
+        },
       });
       if (!result.answered) {
-        step('in', result.detail ?? result.outcome, null, '呼叫未接通');
-        return { ok: false, message: result.detail ?? '呼叫未接通' };
+        const label = END_REASON_LABELS[result.outcome];
+        const detail = result.detail ?? label;
+        // Without a final response (timeout, network, our CANCEL) no step above says what happened.
+        if (!finalResponse) step('info', detail, null, '呼叫未接通');
+        return { ok: false, message: result.outcome === 'failed' ? detail : `${label}，${detail}` };
       }
-      step('in', '200 OK', 200, '对方已接听');
-      await result.leg.say('这是一通线路测试电话，即将挂断。', { interruptible: false });
-      await result.leg.hangup();
-      step('out', 'BYE', null, '测试完成，已挂断');
-      return { ok: true, message: '接通后已挂断' };
+      const { leg } = result;
+      // The user closed the dialog: hang up now rather than after the announcement.
+      const hangUpOnAbort = () => void leg.hangup().catch(() => undefined);
+      signal.addEventListener('abort', hangUpOnAbort, { once: true });
+      if (signal.aborted) hangUpOnAbort();
+      try {
+        step('info', '播放测试语音', null, '');
+        await leg.say('这是一通线路测试电话，即将挂断。', { interruptible: false });
+        if (leg.ended?.by === 'remote') {
+          step('in', 'BYE', null, '对方已挂断');
+          return { ok: true, message: '接通，对方已挂断' };
+        }
+        await leg.hangup();
+        step('out', 'BYE', null, '测试完成，已挂断');
+        return { ok: true, message: '接通后已挂断' };
+      } finally {
+        signal.removeEventListener('abort', hangUpOnAbort);
+        // A synthesis failure must not leave the far end's phone off the hook.
+        if (!leg.ended) await leg.hangup().catch(() => undefined);
+      }
     },
     changed(trunkId) {
       void (async () => {
         await reloadTrunks();
         const trunk = await directory.get(trunkId);
-        if (trunk?.enabled) register(trunk);
-        else {
+        if (trunk?.enabled) {
+          register(trunk);
+          // A new or edited trunk shows whether its peer answers now, not at the next round.
+          void ping(trunk).catch(() => undefined);
+        } else {
           await registrations.get(trunkId)?.stop();
           registrations.delete(trunkId);
         }

@@ -73,6 +73,10 @@ export interface SipOriginateRequest extends OriginateRequest {
   sip?: SipRoute;
   /** Each provisional response, for the trunk's 测试呼叫 steps. */
   onProvisional?: (status: number, reason: string) => void;
+  /** The final response to the INVITE (after any digest challenge), for the same steps. */
+  onFinalResponse?: (status: number, reason: string) => void;
+  /** False for a call no record will claim (测试呼叫): its WAV would be left on disk forever. */
+  record?: boolean;
 }
 
 const DEFAULT_RING_TIMEOUT_MS = 45_000;
@@ -177,8 +181,11 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
     return leg;
   }
 
-  async function openMedia(callId: string): Promise<MediaSession> {
-    return engine.open({ callId, recordingPath: path.join(options.recordingDir, `${callId}.wav`) });
+  async function openMedia(callId: string, record = true): Promise<MediaSession> {
+    return engine.open({
+      callId,
+      ...(record ? { recordingPath: path.join(options.recordingDir, `${callId}.wav`) } : {}),
+    });
   }
 
   stack.agent.onInvite((invite: IncomingInvite) => {
@@ -264,7 +271,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
       if (!route) {
         return { answered: false, outcome: 'failed', ringMs: 0, detail: '号码未关联 SIP 中继' };
       }
-      const media = await openMedia(request.callId);
+      const media = await openMedia(request.callId, request.record);
       const offer = createOffer({
         address: options.mediaAddress,
         port: media.localPort,
@@ -302,6 +309,8 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
             void media.setRemote(remoteOf(applied.negotiated)).catch(() => undefined);
           },
         });
+        if (outcome.answered) request.onFinalResponse?.(outcome.response.status, outcome.response.reason);
+        else if (outcome.response) request.onFinalResponse?.(outcome.status, outcome.reason);
         if (!outcome.answered) {
           await media.close();
           if (outcome.cancelled) {

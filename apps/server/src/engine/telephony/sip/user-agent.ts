@@ -338,7 +338,7 @@ export interface InviteOptions {
    * the session keeps them for its in-dialog requests (BYE, re-INVITE).
    */
   auth?: DigestAuthenticator;
-  /** Provisional responses, for early media (183 with SDP) and progress. */
+  /** Provisional responses, 100 Trying included, for early media (183 with SDP) and progress. */
   onProvisional?: (response: SipResponse) => void;
   signal?: AbortSignal;
 }
@@ -560,11 +560,13 @@ export class SipUserAgent {
 
       const onResponse = (request: SipRequest, response: SipResponse) => {
         if (response.status < 200) {
+          // A 100 comes from the next hop, not the callee: it allows no CANCEL (§9.1), but a
+          // caller showing progress (测试呼叫) still wants to see the trunk took the INVITE.
           if (response.status > 100) {
             provisional = true;
             if (cancelWanted) current?.cancel();
-            options.onProvisional?.(response);
           }
+          options.onProvisional?.(response);
           return;
         }
         if (response.status < 300) {
