@@ -7,7 +7,7 @@ export default defineConfig({
     root: import.meta.dirname,
     include: ['tests/**/*.test.ts'],
     globalSetup: ['./support/global-setup.ts'],
-    testTimeout: 60_000,
+    testTimeout: 120_000,
     hookTimeout: 120_000,
     // One Chromium and a few servers at a time is what two cores carry without timing noise.
     fileParallelism: false,
