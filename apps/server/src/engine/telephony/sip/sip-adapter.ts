@@ -132,6 +132,8 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
     session: InviteSession;
     media: MediaSession;
     legMedia: LegMedia;
+    /** Our description as the call was set up: answers to re-offers continue its o= line. */
+    description: LocalDescription;
   }): SipCallLeg {
     const leg = new SipCallLeg({
       id: input.callId,
@@ -158,9 +160,17 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
       }
       return request.method === 'NOTIFY' ? 200 : 405;
     };
+    let description = input.description;
     input.session.handlers.onOffer = (sdp) => {
-      const answered = answerOffer(sdp, { address: options.mediaAddress, port: input.media.localPort });
+      // RFC 3264 §8: an answer in the same session keeps the o= session id and raises the
+      // version when it changes; a fresh o= line reads as a new session to many endpoints.
+      const answered = answerOffer(sdp, {
+        address: options.mediaAddress,
+        port: input.media.localPort,
+        previous: description,
+      });
       if (!answered.ok) return null;
+      description = answered.local;
       void input.media
         .setRemote(remoteOf(answered.negotiated))
         .catch((err) => options.onError?.(err, 'media'));
@@ -197,6 +207,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
         let local: LocalDescription | null = null;
         let sdp: string;
         let negotiated: NegotiatedMedia | null = null;
+        let description: LocalDescription;
         if (remoteOffer.trim()) {
           const answered = answerOffer(remoteOffer, { address: options.mediaAddress, port: media.localPort });
           if (!answered.ok) {
@@ -206,10 +217,12 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
           }
           sdp = answered.sdp;
           negotiated = answered.negotiated;
+          description = answered.local;
         } else {
           // No offer in the INVITE: ours goes in the 200 and the answer comes in the ACK.
           local = createOffer({ address: options.mediaAddress, port: media.localPort });
           sdp = local.sdp;
+          description = local;
         }
         let confirmed: { session: InviteSession; ack: import('./message').SipRequest };
         try {
@@ -236,6 +249,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
           session: confirmed.session,
           media,
           legMedia: legMedia ?? options.defaultMedia(),
+          description,
         });
       },
       async reject(cause) {
@@ -337,6 +351,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
           session: outcome.session,
           media,
           legMedia: request.media ?? options.defaultMedia(),
+          description: offer,
         });
         return { answered: true, leg, ringMs: ringMs() };
       } catch (err) {

@@ -235,6 +235,16 @@ class RtpPeer {
     return this.socket.address().port;
   }
 
+  /** The longest silence between two of our packets, and how many came before and after it. */
+  longestGap(): { gapMs: number; before: number; after: number } {
+    let best = { gapMs: 0, before: 0, after: 0 };
+    for (let i = 1; i < this.arrivals.length; i++) {
+      const gapMs = this.arrivals[i]! - this.arrivals[i - 1]!;
+      if (gapMs > best.gapMs) best = { gapMs, before: i, after: this.arrivals.length - i };
+    }
+    return best;
+  }
+
   async close() {
     peers.delete(this);
     await closeUdp(this.socket);
@@ -542,6 +552,24 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
     const run = runSipp('sipp-hung-up-on.xml', { port, remote: true });
     expect((await handled).by).toBe('local');
     expectSippPassed(await run);
+  });
+
+  it('goes recvonly when the caller holds (a=sendonly) and sends again when it unholds', async () => {
+    const peer = await RtpPeer.open();
+    const handled = nextInbound(async (offer) => {
+      const leg = await offer.answer(legMedia());
+      return leg.whenEnded;
+    });
+    const port = await freeUdpPort();
+    const run = runSipp('sipp-hold.xml', { port, remote: true, keys: { rtp_port: peer.port } });
+    // SIPp checks each answer's direction and o= line (same session id, version up).
+    expectSippPassed(await run);
+    expect((await handled).by).toBe('remote');
+    // 1.5 s on hold: our RTP stops (we answered recvonly) and resumes after the unhold.
+    const gap = peer.longestGap();
+    expect(gap.gapMs).toBeGreaterThanOrEqual(1000);
+    expect(gap.before).toBeGreaterThanOrEqual(10);
+    expect(gap.after).toBeGreaterThanOrEqual(10);
   });
 
   it('retransmits its 200 with T1 doubling while the caller’s ACK is lost, and the call proceeds', async () => {
