@@ -24,9 +24,9 @@ import type {
 export type { LegMedia };
 
 import { SipCallLeg } from './call-leg';
-import { outcomeOfFinalResponse, outcomeOfLocalEnd, refusalFor } from './causes';
+import { type CallFailure, outcomeOfFinalResponse, outcomeOfLocalEnd, refusalFor } from './causes';
 import { DigestAuthenticator } from './digest';
-import { parseNameAddr, parseUri } from './message';
+import { parseNameAddr, parseUri, type SipResponse } from './message';
 import {
   answerOffer,
   applyAnswer,
@@ -98,6 +98,20 @@ const userOf = (value: string | undefined): string => {
   const uri = parseUri(value ? (parseNameAddr(value)?.uri ?? value) : '');
   return uri?.user ?? '';
 };
+
+/** Why an outbound INVITE was finally refused, in the product's terms. */
+function unansweredFailure(outcome: { status: number; reason: string; response?: SipResponse }): CallFailure {
+  if (!outcome.response && outcome.status === 408) return outcomeOfLocalEnd('no_response');
+  if (!outcome.response && outcome.status === 503) return outcomeOfLocalEnd('transport_error');
+  // The UA answers each challenge once (RFC 3261 §22.2): a 401/407 that reaches us refused the
+  // trunk's credentials, or the trunk has none set up.
+  if (outcome.status === 401 || outcome.status === 407) return outcomeOfLocalEnd('auth_failed');
+  return outcomeOfFinalResponse(
+    outcome.status,
+    outcome.reason,
+    outcome.response?.headers.getAll('Reason') ?? [],
+  );
+}
 
 export interface SipAdapter extends TelephonyAdapter {
   readonly kind: 'sip';
@@ -323,16 +337,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
             const failure = outcomeOfLocalEnd(end);
             return { answered: false, outcome: failure.outcome, ringMs: ringMs(), detail: failure.detail };
           }
-          const failure =
-            outcome.status === 408 && !outcome.response
-              ? outcomeOfLocalEnd('no_response')
-              : outcome.status === 503 && !outcome.response
-                ? outcomeOfLocalEnd('transport_error')
-                : outcomeOfFinalResponse(
-                    outcome.status,
-                    outcome.reason,
-                    outcome.response?.headers.getAll('Reason') ?? [],
-                  );
+          const failure = unansweredFailure(outcome);
           return { answered: false, outcome: failure.outcome, ringMs: ringMs(), detail: failure.detail };
         }
         const applied = applyAnswer(offer, outcome.session.remoteSdp);

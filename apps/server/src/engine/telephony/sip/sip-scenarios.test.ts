@@ -94,11 +94,17 @@ async function freeRtpRange(): Promise<number> {
 
 /**
  * Waits until SIPp's UDP socket is bound, read from /proc/net/udp: probing by binding the port
- * ourselves could take it from SIPp at the wrong moment.
+ * ourselves could take it from SIPp at the wrong moment. A SIPp that exits first (a scenario it
+ * refused) fails the wait with its output.
  */
-async function waitUntilBound(port: number): Promise<void> {
-  const needle = `:${port.toString(16).toUpperCase().padStart(4, '0')} `;
+async function waitUntilBound(port: number, run: Promise<SippResult>): Promise<void> {
+  const sipp: { exited?: SippResult } = {};
+  void run.then((result) => {
+    sipp.exited = result;
+  });
+  const needle = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
   for (let waited = 0; waited < 5000; waited += 25) {
+    if (sipp.exited) throw new Error(`SIPp exited before it listened:\n${sipp.exited.output}`);
     let table: string;
     try {
       table = fs.readFileSync('/proc/net/udp', 'utf8');
@@ -106,7 +112,7 @@ async function waitUntilBound(port: number): Promise<void> {
       await sleep(500);
       return;
     }
-    if (table.split('\n').some((line) => line.trim().split(/\s+/)[1]?.endsWith(needle.trim()))) return;
+    if (table.split('\n').some((line) => line.trim().split(/\s+/)[1]?.endsWith(needle))) return;
     await sleep(25);
   }
   throw new Error(`SIPp did not bind UDP port ${port}`);
@@ -397,7 +403,7 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
     peer.talking = true;
     const port = await freeUdpPort();
     const run = runSipp('sipp-early-media.xml', { port, keys: { rtp_port: peer.port } });
-    await waitUntilBound(port);
+    await waitUntilBound(port, run);
     const provisional: number[] = [];
     const callId = randomUUID();
     const result = await adapter.originate({
@@ -426,7 +432,7 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
   it('gives up a ringing call with CANCEL at the ring timeout: 未接听, and the 487 is ACKed', async () => {
     const port = await freeUdpPort();
     const run = runSipp('sipp-no-answer.xml', { port });
-    await waitUntilBound(port);
+    await waitUntilBound(port, run);
     const result = await originate(port, { ringTimeoutMs: 800 });
     expect(result).toMatchObject({ answered: false, outcome: 'no_answer' });
     expect(result.ringMs).toBeGreaterThanOrEqual(790);
@@ -443,7 +449,7 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
       keys: { cause },
       fill: { __STATUS__: status, __PHRASE__: phrase },
     });
-    await waitUntilBound(port);
+    await waitUntilBound(port, run);
     const result = await originate(port);
     expect(result).toMatchObject({ answered: false, outcome: 'vacant' });
     if (!result.answered) expect(result.detail).toContain(String(status));
@@ -462,7 +468,7 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
         nonce: randomBytes(16).toString('hex'),
       },
     });
-    await waitUntilBound(port);
+    await waitUntilBound(port, run);
     const result = await originate(port, { sip: { credentials } });
     if (!result.answered) throw new Error(`not answered: ${result.outcome} ${result.detail}`);
     await result.leg.hangup();
@@ -478,7 +484,7 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
       port,
       keys: { user: credentials.username, realm, nonce },
     });
-    await waitUntilBound(port);
+    await waitUntilBound(port, run);
     const result = await originate(port, { sip: { credentials } });
     if (!result.answered) throw new Error(`not answered: ${result.outcome} ${result.detail}`);
     await result.leg.hangup();
@@ -501,6 +507,27 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
     const ha1 = md5(`${credentials.username}:${realm}:${credentials.password}`);
     const ha2 = md5(`INVITE:${params.uri}`);
     expect(params.response).toBe(md5(`${ha1}:${nonce}:${params.nc}:${params.cnonce}:auth:${ha2}`));
+  });
+
+  it('reports refused trunk credentials as an authentication failure, without retrying them', async () => {
+    const sent = recordSent();
+    const port = await freeUdpPort();
+    const run = runSipp('sipp-digest-rejected.xml', {
+      port,
+      keys: { realm: 'trunk.example.cn', nonce: randomBytes(16).toString('hex') },
+    });
+    await waitUntilBound(port, run);
+    const result = await originate(port, {
+      sip: { credentials: { username: 'trunk-user', password: 'wrong' } },
+    });
+    // The operator must learn to check the trunk's password, not read a bare "401".
+    expect(result).toMatchObject({
+      answered: false,
+      outcome: 'failed',
+      detail: '线路鉴权失败，请检查中继的用户名和密码',
+    });
+    expectSippPassed(await run);
+    expect(sent.filter((entry) => entry.what === 'INVITE')).toHaveLength(2);
   });
 
   it('drops an inbound call the caller CANCELs while it rings: the offer is aborted and cannot be answered', async () => {
@@ -530,7 +557,7 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
   it('ends an outbound call on the callee’s BYE: the assistant stops speaking and stops listening', async () => {
     const port = await freeUdpPort();
     const run = runSipp('sipp-bye-from-callee.xml', { port });
-    await waitUntilBound(port);
+    await waitUntilBound(port, run);
     const result = await originate(port, { media: legMedia(4000) });
     if (!result.answered) throw new Error(`not answered: ${result.outcome} ${result.detail}`);
     const played = await result.leg.say('这是一段很长的话', { interruptible: false });
@@ -600,7 +627,7 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
     const sent = recordSent();
     const port = await freeUdpPort();
     const run = runSipp('sipp-200-retransmitted.xml', { port });
-    await waitUntilBound(port);
+    await waitUntilBound(port, run);
     const result = await originate(port);
     if (!result.answered) throw new Error(`not answered: ${result.outcome} ${result.detail}`);
     await waitFor(
