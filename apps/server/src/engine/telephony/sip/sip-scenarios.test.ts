@@ -475,7 +475,7 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
     expectSippPassed(await run);
   });
 
-  it('answers a 407 proxy challenge on INVITE with a correct Proxy-Authorization', async () => {
+  it('answers a 407 proxy challenge on INVITE and on BYE with a correct Proxy-Authorization', async () => {
     const port = await freeUdpPort();
     const credentials = { username: 'trunk-user', password: 's3cret-pw' };
     const realm = 'proxy.example.cn';
