@@ -216,7 +216,14 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
       to,
       cancelled: invite.cancelled.signal,
       async answer(legMedia?: LegMedia) {
-        media = await openMedia(callId);
+        try {
+          media = await openMedia(callId);
+        } catch (err) {
+          // Refused now, or the caller would ring with no answer until the INVITE times out.
+          const refusal = refusalFor('no_capacity');
+          invite.reject(refusal.status, refusal.reasonPhrase, [['Reason', refusal.reason]]);
+          throw err;
+        }
         const remoteOffer = invite.request.body.toString('utf8');
         let local: LocalDescription | null = null;
         let sdp: string;

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../clock';
 import { loadVad, type Vad } from '../../speech/vad';
 import { encodeG711 } from '../media/g711';
-import { MediaEngine } from '../media/media-engine';
+import { MediaEngine, type MediaSession } from '../media/media-engine';
 import { serializeRtp } from '../media/rtp';
 import type { InboundOffer } from '../types';
 import type { SipMessage } from './message';
@@ -552,6 +552,29 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
     expect(aborted).toBe(true);
     expect(answer).not.toBe('answered');
     expectSippPassed(await run);
+  });
+
+  it('refuses an inbound call with 503 at once when no RTP port is left, instead of letting it ring', async () => {
+    const taken: MediaSession[] = [];
+    try {
+      for (;;) taken.push(await engine.open({ callId: `filler-${taken.length}` }));
+    } catch {
+      // Every port of the range is in use now.
+    }
+    try {
+      const handled = nextInbound((offer) =>
+        offer.answer(legMedia()).then(
+          () => 'answered',
+          () => 'refused',
+        ),
+      );
+      const port = await freeUdpPort();
+      const run = runSipp('sipp-no-capacity.xml', { port, remote: true });
+      expect(await handled).toBe('refused');
+      expectSippPassed(await run);
+    } finally {
+      await Promise.all(taken.map((session) => session.close()));
+    }
   });
 
   it('ends an outbound call on the callee’s BYE: the assistant stops speaking and stops listening', async () => {
