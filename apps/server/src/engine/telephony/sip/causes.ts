@@ -187,8 +187,18 @@ export interface Refusal {
   reason: string;
 }
 
-/** The final response that refuses an inbound call (`InboundOffer.reject`). */
-export function refusalFor(cause: 'busy' | 'unavailable'): Refusal {
+/**
+ * The final response that refuses an inbound call (`InboundOffer.reject`). `no_capacity` is this
+ * worker's own limit (no RTP port left): 503, which a dispatcher in front retries on another worker.
+ */
+export function refusalFor(cause: 'busy' | 'unavailable' | 'no_capacity'): Refusal {
+  if (cause === 'no_capacity') {
+    return {
+      status: 503,
+      reasonPhrase: 'Service Unavailable',
+      reason: formatReason({ protocol: 'Q.850', cause: 34, text: 'No circuit/channel available' }),
+    };
+  }
   return cause === 'busy'
     ? {
         status: 486,

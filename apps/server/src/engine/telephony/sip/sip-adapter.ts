@@ -24,9 +24,9 @@ import type {
 export type { LegMedia };
 
 import { SipCallLeg } from './call-leg';
-import { outcomeOfFinalResponse, outcomeOfLocalEnd, refusalFor } from './causes';
+import { type CallFailure, outcomeOfFinalResponse, outcomeOfLocalEnd, refusalFor } from './causes';
 import { DigestAuthenticator } from './digest';
-import { parseNameAddr, parseUri } from './message';
+import { parseNameAddr, parseUri, type SipResponse } from './message';
 import {
   answerOffer,
   applyAnswer,
@@ -103,6 +103,20 @@ const userOf = (value: string | undefined): string => {
   return uri?.user ?? '';
 };
 
+/** Why an outbound INVITE was finally refused, in the product's terms. */
+function unansweredFailure(outcome: { status: number; reason: string; response?: SipResponse }): CallFailure {
+  if (!outcome.response && outcome.status === 408) return outcomeOfLocalEnd('no_response');
+  if (!outcome.response && outcome.status === 503) return outcomeOfLocalEnd('transport_error');
+  // The UA answers each challenge once (RFC 3261 §22.2): a 401/407 that reaches us refused the
+  // trunk's credentials, or the trunk has none set up.
+  if (outcome.status === 401 || outcome.status === 407) return outcomeOfLocalEnd('auth_failed');
+  return outcomeOfFinalResponse(
+    outcome.status,
+    outcome.reason,
+    outcome.response?.headers.getAll('Reason') ?? [],
+  );
+}
+
 export interface SipAdapter extends TelephonyAdapter {
   readonly kind: 'sip';
   originate(request: SipOriginateRequest): Promise<OriginateResult>;
@@ -136,6 +150,8 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
     session: InviteSession;
     media: MediaSession;
     legMedia: LegMedia;
+    /** Our description as the call was set up: answers to re-offers continue its o= line. */
+    description: LocalDescription;
   }): SipCallLeg {
     const leg = new SipCallLeg({
       id: input.callId,
@@ -162,9 +178,17 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
       }
       return request.method === 'NOTIFY' ? 200 : 405;
     };
+    let description = input.description;
     input.session.handlers.onOffer = (sdp) => {
-      const answered = answerOffer(sdp, { address: options.mediaAddress, port: input.media.localPort });
+      // RFC 3264 §8: an answer in the same session keeps the o= session id and raises the
+      // version when it changes; a fresh o= line reads as a new session to many endpoints.
+      const answered = answerOffer(sdp, {
+        address: options.mediaAddress,
+        port: input.media.localPort,
+        previous: description,
+      });
       if (!answered.ok) return null;
+      description = answered.local;
       void input.media
         .setRemote(remoteOf(answered.negotiated))
         .catch((err) => options.onError?.(err, 'media'));
@@ -199,11 +223,19 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
       to,
       cancelled: invite.cancelled.signal,
       async answer(legMedia?: LegMedia) {
-        media = await openMedia(callId);
+        try {
+          media = await openMedia(callId);
+        } catch (err) {
+          // Refused now, or the caller would ring with no answer until the INVITE times out.
+          const refusal = refusalFor('no_capacity');
+          invite.reject(refusal.status, refusal.reasonPhrase, [['Reason', refusal.reason]]);
+          throw err;
+        }
         const remoteOffer = invite.request.body.toString('utf8');
         let local: LocalDescription | null = null;
         let sdp: string;
         let negotiated: NegotiatedMedia | null = null;
+        let description: LocalDescription;
         if (remoteOffer.trim()) {
           const answered = answerOffer(remoteOffer, { address: options.mediaAddress, port: media.localPort });
           if (!answered.ok) {
@@ -213,10 +245,12 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
           }
           sdp = answered.sdp;
           negotiated = answered.negotiated;
+          description = answered.local;
         } else {
           // No offer in the INVITE: ours goes in the 200 and the answer comes in the ACK.
           local = createOffer({ address: options.mediaAddress, port: media.localPort });
           sdp = local.sdp;
+          description = local;
         }
         let confirmed: { session: InviteSession; ack: import('./message').SipRequest };
         try {
@@ -243,6 +277,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
           session: confirmed.session,
           media,
           legMedia: legMedia ?? options.defaultMedia(),
+          description,
         });
       },
       async reject(cause) {
@@ -318,16 +353,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
             const failure = outcomeOfLocalEnd(end);
             return { answered: false, outcome: failure.outcome, ringMs: ringMs(), detail: failure.detail };
           }
-          const failure =
-            outcome.status === 408 && !outcome.response
-              ? outcomeOfLocalEnd('no_response')
-              : outcome.status === 503 && !outcome.response
-                ? outcomeOfLocalEnd('transport_error')
-                : outcomeOfFinalResponse(
-                    outcome.status,
-                    outcome.reason,
-                    outcome.response?.headers.getAll('Reason') ?? [],
-                  );
+          const failure = unansweredFailure(outcome);
           return { answered: false, outcome: failure.outcome, ringMs: ringMs(), detail: failure.detail };
         }
         const applied = applyAnswer(offer, outcome.session.remoteSdp);
@@ -346,6 +372,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
           session: outcome.session,
           media,
           legMedia: request.media ?? options.defaultMedia(),
+          description: offer,
         });
         return { answered: true, leg, ringMs: ringMs() };
       } catch (err) {

@@ -121,6 +121,8 @@ export class InviteSession {
   ended: SessionEnd | null = null;
   readonly whenEnded: Promise<SessionEnd>;
   private resolveEnded!: (end: SessionEnd) => void;
+  /** The trunk's credentials from the INVITE: in-dialog requests carry them and answer challenges too. */
+  auth: DigestAuthenticator | null = null;
   /** A re-INVITE or UPDATE of ours waiting for its final response: glare detection (§14.1). */
   private pendingOffer: 'INVITE' | 'UPDATE' | null = null;
   private readonly cleanups = new Set<() => void>();
@@ -163,15 +165,24 @@ export class InviteSession {
   send(
     method: string,
     options: { headers?: Iterable<readonly [string, string]>; body?: Buffer; contentType?: string } = {},
+    challenged = false,
   ): Promise<SipResponse> {
     const { request, destination } = this.dialog.createRequest(method, options);
     if (method === 'INVITE' || method === 'UPDATE') {
       request.headers.append('Contact', this.ua.contact());
     }
+    for (const header of this.auth?.authorize({ method, uri: request.uri, body: request.body }) ?? []) {
+      request.headers.append(header.name, header.value);
+    }
     return new Promise((resolve, reject) => {
       this.ua.port.request(request, destination, {
         onResponse: (response) => {
           if (response.status < 200) return;
+          if (!challenged && this.acceptChallenge(response)) {
+            // A proxy that challenges BYE would otherwise keep the call up (and billed) on its side.
+            resolve(this.send(method, options, true));
+            return;
+          }
           if ((response.status === 481 || response.status === 408) && method !== 'BYE') {
             this.finish({ by: 'remote', reason: 'request_timeout', at: this.ua.now() });
           }
@@ -226,6 +237,18 @@ export class InviteSession {
         });
       });
     }
+  }
+
+  /**
+   * A 401/407 to an in-dialog request, answered once with the call's credentials. It is not a
+   * retry in §22.2's sense: the request carried cached credentials, so the server may only want
+   * a new nonce.
+   */
+  private acceptChallenge(response: SipResponse): boolean {
+    if (!this.auth || (response.status !== 401 && response.status !== 407)) return false;
+    const kind = response.status === 401 ? 'www' : 'proxy';
+    const values = response.headers.getAll(kind === 'www' ? 'WWW-Authenticate' : 'Proxy-Authenticate');
+    return this.auth.onChallenge(kind, values, false).ok;
   }
 
   private ackReinvite(response: SipResponse) {
@@ -583,6 +606,7 @@ export class SipUserAgent {
             local: options.sdp ?? '',
             remote: response.body.toString('utf8'),
           });
+          session.auth = options.auth ?? null;
           confirmed.set(toTag, session);
           ack(request, dialog);
           if (settled || cancelWanted) {
