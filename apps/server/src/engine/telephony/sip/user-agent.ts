@@ -54,6 +54,8 @@ export interface ClientTransactionHandle {
 export interface ServerTransactionHandle {
   readonly request: SipRequest;
   respond(response: SipResponse): void;
+  /** Set by the UA: the transaction ended without the exchange completing (e.g. never answered). */
+  onFailure?: (reason: 'no-ack' | 'no-response' | 'transport') => void;
 }
 
 /** What the user agent needs from the transaction and transport layers below it. */
@@ -772,6 +774,12 @@ export class SipUserAgent {
         if (!parseNameAddr(request.headers.get('Contact') ?? '')) return respond(400, 'Missing Contact');
         const invite = new IncomingInvite(this, request, transaction, source);
         this.ringing.set(this.ringingKey(request), invite);
+        // The layer answered 408 for us after its INVITE limit: the call is no longer ringing.
+        transaction.onFailure = (reason) => {
+          if (reason !== 'no-response') return;
+          this.ringing.delete(this.ringingKey(request));
+          invite.cancelled.abort(new Error('INVITE never answered'));
+        };
         // Forget it once it got a final answer other than 200 (the 200 path removes it itself).
         const reject = invite.reject.bind(invite);
         invite.reject = (status, reason, headers) => {
