@@ -86,6 +86,11 @@ beforeAll(async () => {
   expect(number.status, JSON.stringify(number.body)).toBe(200);
   const bound = await api('PUT', `/numbers/${NUMBER}/inbound`, { assistantId: demo.publishedAssistantId });
   expect(bound.status, JSON.stringify(bound.body)).toBe(200);
+  // The SIP runtime reloads its trunks after the save; the carrier's first INVITE waits for that.
+  for (let i = 0; i < 200 && (t.app.runtime.sipStats()?.trunks ?? 0) < 1; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  expect(t.app.runtime.sipStats()?.trunks).toBe(1);
 });
 
 afterAll(async () => {

@@ -118,6 +118,11 @@ beforeAll(async () => {
     },
   });
   expect(trunk.statusCode, trunk.body).toBe(200);
+  // The SIP runtime reloads its trunks after the save; the carrier's first INVITE waits for that.
+  for (let i = 0; i < 200 && (t.app.runtime.sipStats()?.trunks ?? 0) < 1; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  expect(t.app.runtime.sipStats()?.trunks).toBe(1);
 });
 
 afterAll(async () => {

@@ -369,6 +369,8 @@ export async function startSipRuntime(options: {
     stats: () => ({
       ...stack.stats(),
       legs: adapter.activeLegs,
+      /** Enabled trunks loaded (a trunk saved a moment ago appears once its reload finished). */
+      trunks: trunks.length,
       ...screening.counters,
       draining: draining ? 1 : 0,
     }),
