@@ -216,6 +216,66 @@ describe.skipIf(!haveSipp)('session timers against SIPp', () => {
   });
 });
 
+describe.skipIf(!haveSipp)('reliable provisional responses against SIPp', () => {
+  let stack: SipStack | undefined;
+  afterEach(async () => {
+    await stack?.close();
+    stack = undefined;
+  });
+
+  it('sends its 183 reliably to a caller requiring 100rel and answers only after the PRACK', async () => {
+    stack = await createSipStack({ host: HOST, port: 0, protocols: ['udp'], ...TIMERS });
+    const agent = stack.agent;
+    agent.onInvite((invite) => {
+      invite.progress(183, OFFER);
+      void invite.answer(OFFER).catch(() => undefined);
+    });
+    const run = sipp([
+      '-sf',
+      scenario('sipp-100rel-caller.xml'),
+      '-p',
+      String(freePort()),
+      '-mp',
+      String(mediaPort()),
+      `${HOST}:${stack.transport.local.port}`,
+    ]);
+    const result = await run;
+    expect(result.code, result.output).toBe(0);
+    expect(agent.stats()).toMatchObject({ early: 0, ringing: 0, sessions: 0 });
+  });
+
+  it('PRACKs a callee’s reliable 183 once and takes the call it then answers', async () => {
+    stack = await createSipStack({ host: HOST, port: 0, protocols: ['udp'], ...TIMERS });
+    const port = freePort();
+    const run = sipp([
+      '-sf',
+      scenario('sipp-100rel-callee.xml'),
+      '-p',
+      String(port),
+      '-mp',
+      String(mediaPort()),
+    ]);
+    await listening(port, run);
+    const provisionals: number[] = [];
+    const outcome = await beforeSippEnds(
+      stack.agent.invite({
+        uri: `sip:reliable@${HOST}:${port}`,
+        from: `<sip:02160881000@${HOST}>`,
+        to: `<sip:reliable@${HOST}:${port}>`,
+        destination: { protocol: 'udp', address: HOST, port },
+        sdp: OFFER,
+        onProvisional: (response) => provisionals.push(response.status),
+      }),
+      run,
+    );
+    if (!outcome.answered) throw new Error(`not answered: ${outcome.status}`);
+    expect(provisionals).toEqual([183]);
+    await outcome.session.bye();
+    const result = await run;
+    expect(result.code, result.output).toBe(0);
+  });
+});
+
 describe.skipIf(!haveSipp)('the SIP leg’s transfer, INFO keys and hold against SIPp', () => {
   const rtpBase = 33000 + 2 * Math.floor(Math.random() * 6000);
   let stack: SipStack;
