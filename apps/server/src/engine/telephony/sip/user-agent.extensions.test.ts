@@ -183,6 +183,26 @@ describe('session timers (RFC 4028)', () => {
     expect(net.requests('UPDATE')).toHaveLength(0);
   });
 
+  it('falls back to re-INVITE when the far end lists UPDATE but refuses it', async () => {
+    const { net, connect } = setup({ caller: { sessionTimer: { interval: 90 } } });
+    const { near } = await connect();
+    // An SBC that wants an offer in every UPDATE.
+    net.edit = (message, from) => {
+      if (from === CALLEE && 'status' in message && message.headers.get('CSeq')?.endsWith('UPDATE')) {
+        message.status = 488;
+        message.reason = 'Not Acceptable Here';
+      }
+    };
+    await net.clock.advance(45_100);
+    expect(net.requests('UPDATE', CALLER)).toHaveLength(1);
+    expect(net.requests('INVITE', CALLER)).toHaveLength(2);
+    await net.clock.advance(45_000);
+    // The timer restarted from the re-INVITE's 2xx, and UPDATE is not tried again.
+    expect(net.requests('UPDATE', CALLER)).toHaveLength(1);
+    expect(net.requests('INVITE', CALLER)).toHaveLength(3);
+    expect(near.state).toBe('confirmed');
+  });
+
   it('the callee hangs up with BYE when the refresh never arrives, before the interval runs out', async () => {
     const { net, connect } = setup({ caller: { sessionTimer: { interval: 90 } } });
     const { near, far } = await connect();

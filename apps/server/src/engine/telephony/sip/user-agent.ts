@@ -460,8 +460,9 @@ export class InviteSession {
     try {
       if (this.peerAllowsUpdate) {
         const response = await this.reoffer(null, 'UPDATE');
-        if (response.status !== 405 && response.status !== 501) return;
-        // It listed UPDATE but refuses it: re-INVITE from now on.
+        if (response.status < 300) return;
+        // It listed UPDATE but refused this one (405, 501, or 488/400 from SBCs that want an
+        // offer in it): re-INVITE now and from now on, rather than let the session expire.
         this.peerAllowsUpdate = false;
       }
       const response = await this.reoffer(this.localSdp, 'INVITE');
