@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../clock';
 import { parse, type SipMessage, type SipRequest, type SipResponse, serialize } from './message';
 import { answerOffer, createOffer, type LocalDescription, type NegotiatedMedia } from './sdp';
+import { transferTarget } from './sip-adapter';
 import { createTransactionPort } from './stack';
 import { createSipTimers } from './timers';
 import { createTransactionLayer, type TransactionTransport } from './transaction';
@@ -386,6 +387,17 @@ describe('blind transfer with REFER (RFC 3515)', () => {
     expect(header(refer, 'Refer-To')).toBe('<sip:4008008000@10.0.0.2>');
     expect(header(refer, 'Referred-By')).toBe('<sip:02160881000@10.0.0.1>');
     expect(net.responses('NOTIFY').map((response) => response.status)).toEqual([200, 200]);
+  });
+
+  it('sends a transfer number to the trunk’s domain, or else to the far end’s, as digits', async () => {
+    const { connect } = setup();
+    const { near, far } = await connect();
+    expect(transferTarget('400-800-8000', near, 'carrier.example.cn')).toBe(
+      'sip:4008008000@carrier.example.cn',
+    );
+    // An inbound call knows no trunk domain: the caller's domain it is.
+    expect(transferTarget(' 139 0000 0000 ', far)).toBe(`sip:13900000000@${CALLER}`);
+    expect(transferTarget('sip:desk@pbx.example.cn', far)).toBe('sip:desk@pbx.example.cn');
   });
 
   it('reports a busy transfer target from its sipfrag, and the call goes on', async () => {
