@@ -1204,7 +1204,8 @@ export class SipUserAgent {
           }
           const dialog = Dialog.asUac(request, response, options.destination.protocol);
           if (!dialog) return;
-          // The PRACKs of the early dialog used CSeq numbers too (RFC 3262 §7.2).
+          // PRACKs are requests of the early dialog and took CSeq numbers: the call's next
+          // request (a BYE) must go above them or the far end refuses it as out of order.
           const earlier = early.get(toTag);
           if (earlier) dialog.localSeq = Math.max(dialog.localSeq, earlier.dialog.localSeq);
           const session = new InviteSession(this, dialog, 'uac', {
