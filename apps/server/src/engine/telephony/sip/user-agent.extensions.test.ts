@@ -301,7 +301,7 @@ describe('reliable provisional responses (RFC 3262)', () => {
       return net.clock.sleep(3000).then(() => invite.answer(ANSWER));
     });
     const { near, far } = await connect({ headers: [['Require', '100rel']] });
-    await net.clock.run(far.bye());
+    await net.clock.run(near.bye());
     const reliable = net
       .responses('INVITE')
       .filter((response) => response.status > 100 && response.status < 200);
@@ -312,7 +312,9 @@ describe('reliable provisional responses (RFC 3262)', () => {
     const second = messages.indexOf(reliable[1]!);
     expect(second).toBeGreaterThan(prack1);
     expect(net.requests('PRACK').map((prack) => header(prack, 'CSeq'))).toEqual(['2 PRACK', '3 PRACK']);
-    expect(near.ended).toMatchObject({ by: 'remote', reason: 'bye' });
+    // A far end that counted the PRACKs refuses a BYE numbered below them (500).
+    expect(header(net.requests('BYE')[0], 'CSeq')).toBe('4 BYE');
+    expect(far.ended).toMatchObject({ by: 'remote', reason: 'bye' });
   });
 
   it('fails the INVITE with 500 when no PRACK comes within 64·T1, and forgets the call', async () => {
