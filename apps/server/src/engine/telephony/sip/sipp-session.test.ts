@@ -241,7 +241,7 @@ describe.skipIf(!haveSipp)('reliable provisional responses against SIPp', () => 
     ]);
     const result = await run;
     expect(result.code, result.output).toBe(0);
-    expect(agent.stats()).toMatchObject({ early: 0, ringing: 0, sessions: 0 });
+    expect(agent.stats()).toMatchObject({ ringing: 0, sessions: 0 });
   });
 
   it('PRACKs a callee’s reliable 183 once and takes the call it then answers', async () => {

@@ -1033,14 +1033,17 @@ export class SipUserAgent {
     return config === false ? null : (config ?? {});
   }
 
-  /** Live dialogs, calls ringing in and 2xx retransmissions: all 0 after the calls ended. */
+  /**
+   * Live dialogs, calls ringing in and 2xx retransmissions: all 0 after the calls ended. Calls
+   * ringing include those waiting for a PRACK; dialogs include ended calls still taking the
+   * NOTIFYs of a transfer.
+   */
   stats() {
+    const ringing = new Set<IncomingInvite>([...this.ringing.values(), ...this.early.values()]);
     return {
-      sessions: this.sessions.size,
-      ringing: this.ringing.size,
+      sessions: this.sessions.size + this.lingering.size,
+      ringing: ringing.size,
       retransmits: this.retransmits.size,
-      early: this.early.size,
-      lingering: this.lingering.size,
     };
   }
 
