@@ -14,10 +14,13 @@ import type { SpeechRecognizer } from '../../speech/types';
 import { type Endpointer, FRAME_SAMPLES, type SpeechEnd } from '../../speech/vad';
 import type { MediaSession } from '../media/media-engine';
 import type { CallLeg, LegEndBy, PlayResult, Utterance } from '../types';
+import { formatDtmfRelay } from './dtmf-info';
 import type { InviteSession } from './user-agent';
 
 /** A pause this long after a key press ends a DTMF answer; `#` ends it at once. */
 const DTMF_PAUSE_MS = 1500;
+/** A key sent as SIP INFO lasts this long, and the next one follows after as long a gap. */
+const INFO_KEY_MS = 160;
 
 export interface SipLegOptions {
   id: string;
@@ -34,6 +37,11 @@ export interface SipLegOptions {
   /** Null: the project set up no recogniser; the caller is understood by keys only. */
   recognizer: SpeechRecognizer | null;
   hotwords?: string;
+  /**
+   * Whether the far end's SDP has telephone-event (RFC 4733); keys we send go as SIP INFO
+   * otherwise. Asked at each send: a re-INVITE may change it.
+   */
+  telephoneEvent?: () => boolean;
   /** Blind transfer; resolves once the far end reported the outcome. */
   transfer: (number: string) => Promise<{ ok: boolean; detail?: string }>;
   onError?: (err: unknown, context: string) => void;
@@ -249,7 +257,31 @@ export class SipCallLeg implements CallLeg {
 
   async sendDtmf(digits: string): Promise<void> {
     if (this.ended) return;
-    await this.options.media.sendDtmf(digits);
+    if (this.options.telephoneEvent?.() ?? true) {
+      await this.options.media.sendDtmf(digits);
+      return;
+    }
+    // Every key checked before the first goes out: a bad one must not leave half a number sent.
+    const keys = [...digits].map((digit) => formatDtmfRelay(digit, INFO_KEY_MS));
+    for (const [index, key] of keys.entries()) {
+      if (this.ended) return;
+      // One at a time, each after the last one's answer, so they cannot arrive out of order.
+      const response = await this.options.session.send('INFO', {
+        body: Buffer.from(key.body),
+        contentType: key.contentType,
+      });
+      if (response.status >= 300) {
+        throw new Error(`key refused by the far end: SIP INFO got ${response.status} ${response.reason}`);
+      }
+      if (index < keys.length - 1) await this.options.clock.sleep(INFO_KEY_MS);
+    }
+  }
+
+  /** Puts the far end on hold (our SDP turns sendonly) or takes it off; false when it refused. */
+  async hold(on: boolean): Promise<boolean> {
+    if (this.ended) return false;
+    const outcome = on ? await this.options.session.hold() : await this.options.session.unhold();
+    return outcome.ok;
   }
 
   transfer(number: string): Promise<{ ok: boolean; detail?: string }> {

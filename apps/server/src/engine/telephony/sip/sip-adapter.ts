@@ -25,7 +25,9 @@ export type { LegMedia };
 
 import { SipCallLeg } from './call-leg';
 import { type CallFailure, outcomeOfFinalResponse, outcomeOfLocalEnd, refusalFor } from './causes';
+import { uriOf } from './dialog';
 import { DigestAuthenticator } from './digest';
+import { parseDtmfInfo } from './dtmf-info';
 import { parseNameAddr, parseUri, type SipResponse } from './message';
 import {
   answerOffer,
@@ -117,6 +119,17 @@ function unansweredFailure(outcome: { status: number; reason: string; response?:
   );
 }
 
+/**
+ * Where a blind transfer sends the caller: a SIP or tel URI as given, or a number (as people
+ * write it, 400-800-8000) at `domain`, the trunk's domain or else the far end's.
+ */
+export function transferTarget(number: string, session: InviteSession, domain?: string): string {
+  const target = number.trim();
+  if (/^(sips?|tel):/i.test(target)) return target;
+  const host = domain ?? parseUri(uriOf(session.dialog.remoteAddress) ?? '')?.host ?? '';
+  return `sip:${target.replace(/[\s().-]/g, '')}@${host}`;
+}
+
 export interface SipAdapter extends TelephonyAdapter {
   readonly kind: 'sip';
   originate(request: SipOriginateRequest): Promise<OriginateResult>;
@@ -152,7 +165,18 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
     legMedia: LegMedia;
     /** Our description as the call was set up: answers to re-offers continue its o= line. */
     description: LocalDescription;
+    negotiated: NegotiatedMedia;
+    /** The trunk's domain, for transfer targets; inbound calls use the caller's. */
+    domain?: string;
   }): SipCallLeg {
+    const { session, media } = input;
+    session.description = input.description;
+    let telephoneEvent = input.negotiated.telephoneEventPayloadType !== null;
+    const applyMedia = (negotiated: NegotiatedMedia) => {
+      telephoneEvent = negotiated.telephoneEventPayloadType !== null;
+      void media.setRemote(remoteOf(negotiated)).catch((err) => options.onError?.(err, 'media'));
+      void media.setDirection(negotiated.direction).catch((err) => options.onError?.(err, 'media'));
+    };
     const leg = new SipCallLeg({
       id: input.callId,
       direction: input.direction,
@@ -166,35 +190,35 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
       synthesize: input.legMedia.synthesize,
       recognizer: input.legMedia.recognizer,
       hotwords: input.legMedia.hotwords,
-      transfer: async () => ({ ok: false, detail: '该线路暂不支持转接' }),
+      telephoneEvent: () => telephoneEvent,
+      // The bridged second leg for lines that refuse REFER is not built: such a line reports it.
+      transfer: async (number) => {
+        const outcome = await session.refer(transferTarget(number, session, input.domain));
+        return { ok: outcome.ok, detail: outcome.detail };
+      },
       onError: options.onError,
     });
-    input.session.handlers.onRequest = (request) => {
+    session.handlers.onRequest = (request) => {
       if (request.method === 'INFO') {
-        const body = request.body.toString('utf8');
-        const match = /Signal\s*=\s*([0-9*#A-D])/i.exec(body) ?? /^\s*([0-9*#A-D])\s*$/i.exec(body);
-        if (match) leg.receiveDtmf(match[1]!.toUpperCase());
+        // Answered 200 whatever it carries: empty INFOs are keep-alives to some SBCs.
+        const info = parseDtmfInfo(request.headers.get('Content-Type'), request.body);
+        if (info.ok) leg.receiveDtmf(info.digit);
         return 200;
       }
       return request.method === 'NOTIFY' ? 200 : 405;
     };
-    let description = input.description;
-    input.session.handlers.onOffer = (sdp) => {
-      // RFC 3264 §8: an answer in the same session keeps the o= session id and raises the
-      // version when it changes; a fresh o= line reads as a new session to many endpoints.
+    session.handlers.onMedia = applyMedia;
+    session.handlers.onOffer = (sdp) => {
+      // Answering from our last description keeps the o= line's session id and version going
+      // (RFC 3264 §8) and keeps us on hold if we hold the far end.
       const answered = answerOffer(sdp, {
         address: options.mediaAddress,
-        port: input.media.localPort,
-        previous: description,
+        port: media.localPort,
+        previous: session.description ?? undefined,
       });
       if (!answered.ok) return null;
-      description = answered.local;
-      void input.media
-        .setRemote(remoteOf(answered.negotiated))
-        .catch((err) => options.onError?.(err, 'media'));
-      void input.media
-        .setDirection(answered.negotiated.direction)
-        .catch((err) => options.onError?.(err, 'media'));
+      session.description = answered.local;
+      applyMedia(answered.negotiated);
       return answered.sdp;
     };
     legs.add(leg);
@@ -278,6 +302,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
           media,
           legMedia: legMedia ?? options.defaultMedia(),
           description,
+          negotiated: negotiated!,
         });
       },
       async reject(cause) {
@@ -331,7 +356,6 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
           to: `<sip:${route.callee}@${route.domain}>`,
           destination: route.destination,
           sdp: offer.sdp,
-          headers: [['Supported', 'timer']],
           auth: route.credentials ? new DigestAuthenticator(route.credentials) : undefined,
           signal,
           onProvisional: (response) => {
@@ -373,6 +397,8 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
           media,
           legMedia: request.media ?? options.defaultMedia(),
           description: offer,
+          negotiated: applied.negotiated,
+          domain: route.domain,
         });
         return { answered: true, leg, ringMs: ringMs() };
       } catch (err) {

@@ -4,7 +4,7 @@
  */
 import { type Clock, systemClock } from '../../clock';
 import { formatVia } from './message';
-import { createSipTimers } from './timers';
+import { createSipTimers, type SipTimers } from './timers';
 import { buildCancel, createTransactionLayer, newBranch, type TransactionLayer } from './transaction';
 import { createSipTransport, type SipLogger, type SipProtocol, type SipTransport } from './transport';
 import { type SipTransactionPort, SipUserAgent, type SipUserAgentOptions } from './user-agent';
@@ -37,31 +37,20 @@ export interface SipStack {
   close(): Promise<void>;
 }
 
-export async function createSipStack(options: SipStackOptions): Promise<SipStack> {
-  const timers = createSipTimers(options.clock ?? systemClock);
-  const transport = await createSipTransport({
-    host: options.host,
-    port: options.port,
-    protocols: options.protocols,
-    advertisedHost: options.advertisedHost,
-    advertisedPort: options.advertisedPort,
-    timers,
-    logger: options.logger,
-  });
-  const t1 = options.t1 ?? 500;
-  const t2 = options.t2 ?? 4000;
-  const transactions = createTransactionLayer({
-    transport,
-    timers,
-    t1,
-    t2,
-    t4: options.t4,
-    timerD: options.timerD,
-    tryingDelayMs: options.tryingDelayMs,
-    logger: options.logger,
-  });
-
-  const port: SipTransactionPort = {
+/**
+ * The user agent's view of a transaction layer and its transport. Exported so tests can run
+ * user agents over the real transaction layer on an in-memory network and a virtual clock.
+ */
+export function createTransactionPort(layer: {
+  transactions: TransactionLayer;
+  timers: SipTimers;
+  t1: number;
+  t2: number;
+  logger?: SipLogger;
+}): SipTransactionPort {
+  const { transactions, timers, t1, t2, logger } = layer;
+  const transport = transactions.transport;
+  return {
     timers,
     contactHost: transport.advertised.host,
     contactPort: transport.advertised.port,
@@ -99,7 +88,7 @@ export async function createSipStack(options: SipStackOptions): Promise<SipStack
           ]),
         }),
       );
-      transport.send(ack, destination).catch((err: unknown) => options.logger?.warn({ err }, 'ACK not sent'));
+      transport.send(ack, destination).catch((err: unknown) => logger?.warn({ err }, 'ACK not sent'));
     },
     onRequest(handler) {
       transactions.onRequest((request, transaction) => handler(request, transaction, transaction.source));
@@ -107,6 +96,33 @@ export async function createSipStack(options: SipStackOptions): Promise<SipStack
     },
     findInviteTransaction: (cancel) => transactions.findInviteServerTransaction(cancel),
   };
+}
+
+export async function createSipStack(options: SipStackOptions): Promise<SipStack> {
+  const timers = createSipTimers(options.clock ?? systemClock);
+  const transport = await createSipTransport({
+    host: options.host,
+    port: options.port,
+    protocols: options.protocols,
+    advertisedHost: options.advertisedHost,
+    advertisedPort: options.advertisedPort,
+    timers,
+    logger: options.logger,
+  });
+  const t1 = options.t1 ?? 500;
+  const t2 = options.t2 ?? 4000;
+  const transactions = createTransactionLayer({
+    transport,
+    timers,
+    t1,
+    t2,
+    t4: options.t4,
+    timerD: options.timerD,
+    tryingDelayMs: options.tryingDelayMs,
+    logger: options.logger,
+  });
+
+  const port = createTransactionPort({ transactions, timers, t1, t2, logger: options.logger });
   const agent = new SipUserAgent(port, options.agent);
 
   return {

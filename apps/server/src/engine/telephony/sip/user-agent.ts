@@ -3,27 +3,57 @@
  * callee, in-dialog requests, CANCEL, OPTIONS, and dispatch of incoming requests to dialogs.
  *
  * It sits on the transaction layer through `SipTransactionPort` and treats session descriptions
- * as opaque text: offer/answer is the call leg's business (sdp.ts). Every timer goes through the
- * port's timers, so a test runs a whole call on a virtual clock.
+ * as opaque text: offer/answer is the call leg's business (sdp.ts), except for the re-offers the
+ * session makes itself (hold, unhold), which start from the description its owner gave it. Every
+ * timer goes through the port's timers, so a test runs a whole call on a virtual clock.
  *
  * Timing rules that live here rather than in the transactions (RFC 6026): the callee's 2xx is
  * retransmitted by this core (T1 doubling up to T2) until the ACK arrives or 64·T1 pass (then the
  * call is ended with BYE); the caller ACKs every 2xx it sees, retransmissions included.
+ *
+ * Extensions: session timers (RFC 4028) both ways, reliable provisional responses (RFC 3262,
+ * PRACK) both ways, blind transfer with REFER and its NOTIFYs (RFC 3515). A request requiring any
+ * other extension gets 420.
  */
 import {
   buildResponse,
   createRequest,
   cseqOf,
   Dialog,
+  dialogKey,
   incomingDialogKey,
   newCallId,
   newTag,
   type SipDestination,
   type SipTransportName,
   tagOf,
+  uriOf,
 } from './dialog';
 import type { DigestAuthenticator } from './digest';
-import { parseNameAddr, type SipRequest, type SipResponse } from './message';
+import { parseNameAddr, type SipHeaders, type SipRequest, type SipResponse } from './message';
+import {
+  parseRAck,
+  parseRSeq,
+  provisionalMode,
+  ReliableProvisionalTracker,
+  RSeqCounter,
+  rackMatches,
+  requires100rel,
+  unsupportedRequirements,
+} from './reliable-provisional';
+import { applyAnswer, createReoffer, type LocalDescription, type NegotiatedMedia } from './sdp';
+import {
+  type ActiveSessionTimer,
+  initialUacRequest,
+  negotiateAsUas,
+  retryAfter422,
+  type SessionTimerConfig,
+  timerFromUacResponse,
+  type UacSessionTimerRequest,
+  type UasSessionTimerDecision,
+  uacRequestHeaders,
+} from './session-timer';
+import { formatReferTo, isReferEvent, type ReferNotify, readReferNotify } from './sipfrag';
 
 export interface SipTimerPort {
   now(): number;
@@ -88,6 +118,29 @@ export interface SipTransactionPort {
 
 export const ALLOWED_METHODS = 'INVITE, ACK, CANCEL, BYE, OPTIONS, INFO, UPDATE, REFER, NOTIFY, PRACK';
 
+/** A blind transfer may ring a person for a while before the far end reports the outcome. */
+const REFER_TIMEOUT_MS = 90_000;
+/**
+ * How long NOTIFYs are still taken after the far end hung up a call whose REFER it accepted:
+ * many transferees end the original call at once, and the subscription outlives it (RFC 5057 §5).
+ */
+const REFER_AFTER_BYE_MS = 5_000;
+/** Final responses to REFER that mean the line does not do transfers at all. */
+const REFER_REFUSED = new Set([403, 405, 501, 603]);
+
+/** Whether a comma-separated header (Allow, Supported, Require) lists `token`. */
+const lists = (headers: SipHeaders, name: string, token: string) =>
+  headers
+    .getAll(name)
+    .flatMap((value) => value.split(','))
+    .some((item) => item.trim().toLowerCase() === token);
+
+/** The Unsupported header of a 420 when `request` requires an option tag we lack, or null. */
+function badExtension(request: SipRequest, known: readonly string[]): [string, string][] | null {
+  const unsupported = unsupportedRequirements(request.headers, known);
+  return unsupported.length > 0 ? [['Unsupported', unsupported.join(', ')]] : null;
+}
+
 export type EndedBy = 'local' | 'remote';
 
 export interface SessionEnd {
@@ -103,9 +156,34 @@ export interface SessionEnd {
 export interface SessionHandlers {
   /** A re-INVITE or UPDATE offer: return the answer, or null to refuse it (488). */
   onOffer?(sdp: string, method: 'INVITE' | 'UPDATE'): string | null;
+  /** The answer to an offer of ours (hold, unhold, a refresh) settled the media anew. */
+  onMedia?(negotiated: NegotiatedMedia): void;
   /** An in-dialog request the core does not handle itself (INFO, NOTIFY). Return the status to answer. */
   onRequest?(request: SipRequest): number;
   onEnded?(end: SessionEnd): void;
+}
+
+export interface ReferOutcome {
+  /** The far end reported that the target answered (or accepted the REFER and hung up on us). */
+  ok: boolean;
+  /** For the call record, in Chinese. */
+  detail: string;
+  /** The REFER's final status when it was refused, else the target's last reported status. */
+  status?: number;
+}
+
+export type HoldOutcome =
+  | { ok: true; negotiated: NegotiatedMedia }
+  | { ok: false; status?: number; detail: string };
+
+interface ReferWatch {
+  /** CSeq of the REFER: NOTIFYs name it in their Event id. */
+  cseq: number;
+  /** A 2xx or a NOTIFY came: the far end is working on it. */
+  accepted: boolean;
+  settle(outcome: ReferOutcome): void;
+  /** Replaces the overall timeout once the call ended under an accepted transfer. */
+  restartTimeout(ms: number, outcome: ReferOutcome): void;
 }
 
 type SessionState = 'confirmed' | 'ended';
@@ -120,6 +198,17 @@ export class InviteSession {
   /** Our current session description (the last offer or answer we sent). */
   localSdp: string;
   remoteSdp: string;
+  /**
+   * The same as sdp.ts keeps it, when the owner sets it (and keeps it current after answering
+   * re-offers): hold and unhold re-offer from it, and refreshes read their answers with it.
+   */
+  description: LocalDescription | null = null;
+  /** The session timer (RFC 4028) running now; null when the call has none. */
+  sessionTimer: ActiveSessionTimer | null = null;
+  /** The far end listed UPDATE in Allow: refreshes go as UPDATE without an offer (RFC 4028 §7.4). */
+  peerAllowsUpdate = false;
+  /** The far end listed `timer` in Supported or Require. */
+  peerSupportsTimer = false;
   ended: SessionEnd | null = null;
   readonly whenEnded: Promise<SessionEnd>;
   private resolveEnded!: (end: SessionEnd) => void;
@@ -128,6 +217,10 @@ export class InviteSession {
   /** A re-INVITE or UPDATE of ours waiting for its final response: glare detection (§14.1). */
   private pendingOffer: 'INVITE' | 'UPDATE' | null = null;
   private readonly cleanups = new Set<() => void>();
+  /** What we ask for in our INVITEs and UPDATEs; null when session timers are off. */
+  private timerRequest: UacSessionTimerRequest | null;
+  private cancelTimers: (() => void)[] = [];
+  private referWatch: ReferWatch | null = null;
 
   constructor(
     readonly ua: SipUserAgent,
@@ -137,6 +230,8 @@ export class InviteSession {
   ) {
     this.localSdp = sdp.local;
     this.remoteSdp = sdp.remote;
+    const timers = ua.sessionTimers;
+    this.timerRequest = timers ? initialUacRequest(timers) : null;
     this.whenEnded = new Promise((resolve) => {
       this.resolveEnded = resolve;
     });
@@ -146,16 +241,58 @@ export class InviteSession {
     return this.dialog.callId;
   }
 
+  /** Our media as our last description states it: sendonly while we hold the far end. */
+  get onHold(): boolean {
+    const direction = this.description?.options.direction;
+    return direction === 'sendonly' || direction === 'inactive';
+  }
+
   /** Registers a cancel function run when the session ends (timers of the owner). */
   onCleanup(fn: () => void): void {
     if (this.state === 'ended') fn();
     else this.cleanups.add(fn);
   }
 
+  /** What the far end's INVITE, or its 2xx to ours, says it can do. */
+  learnPeer(message: SipRequest | SipResponse): void {
+    this.peerAllowsUpdate = lists(message.headers, 'Allow', 'update');
+    this.peerSupportsTimer =
+      lists(message.headers, 'Supported', 'timer') || lists(message.headers, 'Require', 'timer');
+  }
+
+  /**
+   * (Re)starts the session timer from a 2xx of an INVITE, re-INVITE or UPDATE: the refresh at
+   * half the interval when we refresh, and either way the BYE when the session expires with no
+   * successful refresh in between.
+   */
+  runSessionTimer(timer: ActiveSessionTimer | null): void {
+    for (const cancel of this.cancelTimers.splice(0)) cancel();
+    this.sessionTimer = timer;
+    if (!timer || this.state === 'ended') return;
+    const { timers } = this.ua.port;
+    if (timer.refreshAfterMs !== null) {
+      this.cancelTimers.push(timers.set(timer.refreshAfterMs, () => void this.refreshSession()));
+    }
+    // The side that refreshes gives up only when the session is truly over: the other side,
+    // expecting refreshes, hangs up a little before that (RFC 4028 §10), so only one BYE goes.
+    const expireAfterMs = timer.refresher === 'local' ? timer.interval * 1000 : timer.expireAfterMs;
+    this.cancelTimers.push(
+      timers.set(expireAfterMs, () => {
+        if (this.state === 'ended') return;
+        // RFC 4028 §10 names no Reason; 408 tells the far end (and its logs) what happened.
+        void this.end({ by: 'remote', reason: 'session_expired' }, 'SIP;cause=408;text="Session expired"');
+      }),
+    );
+  }
+
   /** Ends the call from our side. Resolves when the BYE got its final response (or timed out). */
   async bye(reasonHeader?: string): Promise<void> {
+    await this.end({ by: 'local', reason: 'bye' }, reasonHeader);
+  }
+
+  private async end(how: Pick<SessionEnd, 'by' | 'reason'>, reasonHeader?: string): Promise<void> {
     if (this.state === 'ended') return;
-    this.finish({ by: 'local', reason: 'bye', at: this.ua.now() });
+    this.finish({ ...how, at: this.ua.now() });
     const headers: [string, string][] = reasonHeader ? [['Reason', reasonHeader]] : [];
     await this.send('BYE', { headers }).catch(() => undefined);
   }
@@ -172,19 +309,36 @@ export class InviteSession {
     const { request, destination } = this.dialog.createRequest(method, options);
     if (method === 'INVITE' || method === 'UPDATE') {
       request.headers.append('Contact', this.ua.contact());
+      for (const [name, value] of this.timerHeaders()) request.headers.append(name, value);
     }
     for (const header of this.auth?.authorize({ method, uri: request.uri, body: request.body }) ?? []) {
       request.headers.append(header.name, header.value);
     }
+    return this.transmit(request, destination, {
+      retry: challenged ? undefined : () => this.send(method, options, true),
+    });
+  }
+
+  /**
+   * Sends a request built in this dialog. `onFinal` sees the final response before anything
+   * else in the dialog can happen; `retry` sends it again once when a 401/407 can be answered.
+   */
+  private transmit(
+    request: SipRequest,
+    destination: SipDestination,
+    handling: { onFinal?: (response: SipResponse) => void; retry?: () => Promise<SipResponse> } = {},
+  ): Promise<SipResponse> {
+    const method = request.method;
     return new Promise((resolve, reject) => {
       this.ua.port.request(request, destination, {
         onResponse: (response) => {
           if (response.status < 200) return;
-          if (!challenged && this.acceptChallenge(response)) {
+          if (handling.retry && this.acceptChallenge(response)) {
             // A proxy that challenges BYE would otherwise keep the call up (and billed) on its side.
-            resolve(this.send(method, options, true));
+            resolve(handling.retry());
             return;
           }
+          handling.onFinal?.(response);
           if ((response.status === 481 || response.status === 408) && method !== 'BYE') {
             this.finish({ by: 'remote', reason: 'request_timeout', at: this.ua.now() });
           }
@@ -209,25 +363,71 @@ export class InviteSession {
   }
 
   /**
-   * Re-offers (hold/unhold, or a session refresh with the same description). A 491 means both
-   * sides re-offered at once: retry after the random wait of §14.1 (2.1–4 s for the Call-ID's
-   * owner, up to 2 s for the other side).
+   * Session-timer headers for an INVITE or UPDATE we send in the dialog: every one of them is a
+   * refresh (RFC 4028 §7.4), naming whoever refreshes now so that does not change by accident.
    */
-  async reoffer(sdp: string, method: 'INVITE' | 'UPDATE' = 'INVITE'): Promise<SipResponse> {
+  private timerHeaders(): [string, string][] {
+    if (!this.timerRequest) return [];
+    const { minSE } = this.timerRequest;
+    const interval = Math.max(this.sessionTimer?.interval ?? this.timerRequest.interval, minSE);
+    const refresher = this.sessionTimer
+      ? this.sessionTimer.refresher === 'local'
+        ? 'uac'
+        : 'uas'
+      : undefined;
+    return [
+      ...uacRequestHeaders({ interval, minSE }, refresher).filter(([name]) => name !== 'Supported'),
+      ['Supported', this.ua.supported],
+    ];
+  }
+
+  /** The 2xx to an INVITE or UPDATE of ours: the session timer from now on (RFC 4028 §7.2). */
+  private refreshed(response: SipResponse): void {
+    if (!this.timerRequest) return;
+    const next = timerFromUacResponse(response.headers);
+    // A far end without the extension answers with no Session-Expires, which would turn off the
+    // timer we inserted for it; it never knew about that timer, so we keep refreshing it.
+    if (!next && !this.peerSupportsTimer && this.sessionTimer?.refresher === 'local') {
+      this.runSessionTimer(this.sessionTimer);
+      return;
+    }
+    this.runSessionTimer(next);
+  }
+
+  /**
+   * Re-offers (hold/unhold, or a session refresh with the same description; null sends an UPDATE
+   * without an offer). A 491 means both sides re-offered at once: retry after the random wait of
+   * §14.1 (2.1–4 s for the Call-ID's owner, up to 2 s for the other side). A 422 raises our
+   * session interval to the far end's Min-SE and retries once (RFC 4028 §7.3).
+   */
+  async reoffer(sdp: string | null, method: 'INVITE' | 'UPDATE' = 'INVITE'): Promise<SipResponse> {
+    let retriedInterval = false;
     for (let attempt = 0; ; attempt++) {
       if (this.state === 'ended') throw new Error('session ended');
       this.pendingOffer = method;
       let response: SipResponse;
       try {
-        response = await this.send(method, { body: Buffer.from(sdp), contentType: 'application/sdp' });
+        response = await this.send(
+          method,
+          sdp === null ? {} : { body: Buffer.from(sdp), contentType: 'application/sdp' },
+        );
       } finally {
         this.pendingOffer = null;
       }
       if (response.status >= 200 && response.status < 300) {
-        this.localSdp = sdp;
+        if (sdp !== null) this.localSdp = sdp;
         if (response.body.length > 0) this.remoteSdp = response.body.toString('utf8');
         this.dialog.refreshTarget(response);
+        this.refreshed(response);
         return response;
+      }
+      if (response.status === 422 && this.timerRequest && !retriedInterval) {
+        const raised = retryAfter422(this.timerRequest, response.headers);
+        if (raised) {
+          this.timerRequest = raised;
+          retriedInterval = true;
+          continue;
+        }
       }
       if (response.status !== 491 || attempt >= 3) return response;
       const wait = this.role === 'uac' ? 2100 + Math.random() * 1900 : Math.random() * 2000;
@@ -253,6 +453,150 @@ export class InviteSession {
     return this.auth.onChallenge(kind, values, false).ok;
   }
 
+  /** The refresh we owe as refresher: UPDATE when the far end takes it, else the same offer again. */
+  private async refreshSession(): Promise<void> {
+    // An offer of ours in flight is a refresh itself; its 2xx restarts the timer.
+    if (this.state === 'ended' || this.pendingOffer) return;
+    try {
+      if (this.peerAllowsUpdate) {
+        const response = await this.reoffer(null, 'UPDATE');
+        if (response.status < 300) return;
+        // It listed UPDATE but refused this one (405, 501, or 488/400 from SBCs that want an
+        // offer in it): re-INVITE now and from now on, rather than let the session expire.
+        this.peerAllowsUpdate = false;
+      }
+      const response = await this.reoffer(this.localSdp, 'INVITE');
+      if (response.status < 300 && this.description) this.settleMedia(this.description);
+    } catch {
+      // A timeout, 408 or 481 ended the session already (§12.2.1.2).
+    }
+  }
+
+  /** Reads the far end's answer to `offer` and hands the result to the owner. */
+  private settleMedia(offer: LocalDescription): HoldOutcome {
+    const applied = applyAnswer(offer, this.remoteSdp);
+    if (!applied.ok) return { ok: false, detail: applied.reason };
+    this.handlers.onMedia?.(applied.negotiated);
+    return { ok: true, negotiated: applied.negotiated };
+  }
+
+  /** Puts the far end on hold: our offer turns sendonly (RFC 3264 §8.4). */
+  hold(): Promise<HoldOutcome> {
+    return this.setDirection('sendonly');
+  }
+
+  unhold(): Promise<HoldOutcome> {
+    return this.setDirection('sendrecv');
+  }
+
+  private async setDirection(direction: 'sendonly' | 'sendrecv'): Promise<HoldOutcome> {
+    if (!this.description) throw new Error('hold needs the session description (InviteSession.description)');
+    const offer = createReoffer(this.description, { direction });
+    let response: SipResponse;
+    try {
+      response = await this.reoffer(offer.sdp, 'INVITE');
+    } catch {
+      return { ok: false, detail: '通话已结束' };
+    }
+    if (response.status >= 300) {
+      return { ok: false, status: response.status, detail: `${response.status} ${response.reason}`.trim() };
+    }
+    this.description = offer;
+    return this.settleMedia(offer);
+  }
+
+  /**
+   * Blind transfer (RFC 3515): asks the far end to call `target` itself, then follows the
+   * NOTIFYs of the implicit subscription until the target answered or the attempt failed.
+   * Never rejects; a line without REFER says so in `detail`.
+   */
+  refer(target: string, options: { timeoutMs?: number } = {}): Promise<ReferOutcome> {
+    if (this.state === 'ended') return Promise.resolve({ ok: false, detail: '通话已结束，未能转接' });
+    if (this.referWatch) return Promise.resolve({ ok: false, detail: '已有一个转接正在进行' });
+    const localUri = uriOf(this.dialog.localAddress);
+    const build = () => {
+      const built = this.dialog.createRequest('REFER', {
+        headers: [
+          ['Refer-To', formatReferTo(target)],
+          ...(localUri ? ([['Referred-By', `<${localUri}>`]] as [string, string][]) : []),
+          ['Contact', this.ua.contact()],
+        ],
+      });
+      const { request } = built;
+      for (const header of this.auth?.authorize({ method: 'REFER', uri: request.uri, body: request.body }) ??
+        []) {
+        request.headers.append(header.name, header.value);
+      }
+      return built;
+    };
+    const { request, destination } = build();
+    return new Promise<ReferOutcome>((resolve) => {
+      const timers = this.ua.port.timers;
+      let cancelTimeout = () => {};
+      const watch: ReferWatch = {
+        cseq: cseqOf(request)?.seq ?? 0,
+        accepted: false,
+        settle: (outcome) => {
+          if (this.referWatch !== watch) return;
+          this.referWatch = null;
+          cancelTimeout();
+          this.ua.stopLingering(this);
+          resolve(outcome);
+        },
+        restartTimeout: (ms, outcome) => {
+          cancelTimeout();
+          cancelTimeout = timers.set(ms, () => watch.settle(outcome));
+        },
+      };
+      this.referWatch = watch;
+      watch.restartTimeout(options.timeoutMs ?? REFER_TIMEOUT_MS, {
+        ok: false,
+        detail: '转接超时：线路未报告转接结果',
+      });
+      const accepted = (response: SipResponse) => {
+        // At once, not a promise turn later: a BYE right behind the 202 must find it accepted.
+        if (response.status < 300) watch.accepted = true;
+      };
+      // Answered once with the call's credentials; the NOTIFYs then name the new CSeq.
+      const retry = () => {
+        const again = build();
+        watch.cseq = cseqOf(again.request)?.seq ?? watch.cseq;
+        return this.transmit(again.request, again.destination, { onFinal: accepted });
+      };
+      this.transmit(request, destination, { onFinal: accepted, retry }).then(
+        (response) => {
+          if (response.status < 300) return;
+          watch.settle({
+            ok: false,
+            status: response.status,
+            detail: REFER_REFUSED.has(response.status)
+              ? '线路不支持转接（REFER 被拒绝）'
+              : `转接失败：线路拒绝转接（${response.status} ${response.reason}）`,
+          });
+        },
+        () => watch.settle({ ok: false, detail: '转接失败：线路未回复转接请求' }),
+      );
+    });
+  }
+
+  /** A NOTIFY of the REFER we sent (RFC 3515 §2.4.4): the target's call as a sipfrag status line. */
+  private onReferNotify(watch: ReferWatch, notify: ReferNotify): void {
+    // The NOTIFY can overtake the 202 it follows; either shows the REFER was taken.
+    watch.accepted = true;
+    if (!notify.ok || notify.state === 'trying') return;
+    const status = notify.status;
+    const line = status ? `${status.status} ${status.reason}`.trim() : '';
+    if (notify.state === 'succeeded') {
+      watch.settle({ ok: true, status: status?.status, detail: `转接成功（${line}）` });
+    } else {
+      watch.settle({
+        ok: false,
+        status: status?.status,
+        detail: status ? `转接目标未接通（${line}）` : '转接失败：线路结束了转接通知，未报告结果',
+      });
+    }
+  }
+
   private ackReinvite(response: SipResponse) {
     const cseq = cseqOf(response);
     if (!cseq) return;
@@ -275,6 +619,8 @@ export class InviteSession {
       transaction.respond(buildResponse(request, status, reason, extra));
       return status;
     };
+    const unsupported = badExtension(request, this.ua.extensions);
+    if (unsupported) return respond(420, 'Bad Extension', { headers: unsupported });
     if (!this.dialog.acceptRemoteSeq(request)) return respond(500, 'CSeq Out of Order');
     switch (request.method) {
       case 'BYE':
@@ -289,14 +635,24 @@ export class InviteSession {
       case 'INVITE':
       case 'UPDATE': {
         if (this.pendingOffer) return respond(491, 'Request Pending');
+        // Every re-INVITE and UPDATE is a refresh: it renegotiates the timer (RFC 4028 §9).
+        const timers = this.ua.sessionTimers;
+        const decision = timers ? negotiateAsUas(request.headers, timers) : null;
+        if (decision && !decision.accept) {
+          return respond(422, 'Session Interval Too Small', { headers: decision.headers });
+        }
         this.dialog.refreshTarget(request);
-        const contact: [string, string] = ['Contact', this.ua.contact()];
+        const headers: [string, string][] = [['Contact', this.ua.contact()]];
+        if (decision) headers.push(...decision.headers, ['Supported', this.ua.supported]);
+        const restartTimer = () => {
+          if (decision?.accept) this.runSessionTimer(decision.timer);
+        };
         if (request.body.length === 0) {
           // A refresh without an offer: we offer our current description again (re-INVITE) or
           // just confirm (UPDATE).
           const body = request.method === 'INVITE' ? Buffer.from(this.localSdp) : undefined;
-          const headers: [string, string][] = [contact];
           if (body) headers.push(['Content-Type', 'application/sdp']);
+          restartTimer();
           return this.respondReinvite(request, transaction, 200, headers, body);
         }
         const offer = request.body.toString('utf8');
@@ -304,21 +660,37 @@ export class InviteSession {
         if (answer === null) return respond(488, 'Not Acceptable Here');
         this.remoteSdp = offer;
         this.localSdp = answer;
-        return this.respondReinvite(
-          request,
-          transaction,
-          200,
-          [contact, ['Content-Type', 'application/sdp']],
-          Buffer.from(answer),
-        );
+        restartTimer();
+        headers.push(['Content-Type', 'application/sdp']);
+        return this.respondReinvite(request, transaction, 200, headers, Buffer.from(answer));
       }
-      default: {
-        const status = this.handlers.onRequest?.(request) ?? 405;
-        if (status === 405)
-          return respond(405, 'Method Not Allowed', { headers: [['Allow', ALLOWED_METHODS]] });
-        return respond(status, status < 300 ? 'OK' : 'Not Handled');
+      case 'PRACK':
+        // Its reliable provisional was answered long ago (RFC 3262 §3).
+        return respond(481, 'Call/Transaction Does Not Exist');
+      case 'NOTIFY': {
+        const event = request.headers.get('Event') ?? '';
+        const watch = this.referWatch;
+        if (watch && isReferEvent(event, watch.cseq)) {
+          respond(200, 'OK');
+          this.onReferNotify(watch, readReferNotify(request.headers, request.body));
+          return 200;
+        }
+        // The last NOTIFYs of a transfer that was already settled.
+        if (/^\s*refer\s*(;|$)/i.test(event)) return respond(200, 'OK');
+        return this.answerOther(request, respond);
       }
+      default:
+        return this.answerOther(request, respond);
     }
+  }
+
+  private answerOther(
+    request: SipRequest,
+    respond: (status: number, reason: string, extra?: { headers?: [string, string][] }) => number,
+  ): number {
+    const status = this.handlers.onRequest?.(request) ?? 405;
+    if (status === 405) return respond(405, 'Method Not Allowed', { headers: [['Allow', ALLOWED_METHODS]] });
+    return respond(status, status < 300 ? 'OK' : 'Not Handled');
   }
 
   private respondReinvite(
@@ -340,9 +712,22 @@ export class InviteSession {
     this.state = 'ended';
     this.ended = end;
     this.dialog.state = 'terminated';
+    for (const cancel of this.cancelTimers.splice(0)) cancel();
     for (const fn of this.cleanups) fn();
     this.cleanups.clear();
     this.ua.forget(this);
+    const watch = this.referWatch;
+    if (watch?.accepted) {
+      // The transferee hung up on us after taking the REFER, as many do: it is carrying the
+      // transfer out. Its NOTIFYs may still come for a moment; without them, that is the outcome.
+      this.ua.linger(this);
+      watch.restartTimeout(REFER_AFTER_BYE_MS, {
+        ok: true,
+        detail: '对方已接受转接并挂断了原通话（未收到转接结果）',
+      });
+    } else {
+      watch?.settle({ ok: false, detail: '通话已结束，转接未完成' });
+    }
     this.handlers.onEnded?.(end);
     this.resolveEnded(end);
   }
@@ -378,31 +763,138 @@ export class IncomingInvite {
   /** Aborted when the caller cancels (CANCEL) before we answered. */
   readonly cancelled = new AbortController();
   private answered = false;
+  /** No more provisional responses: a final one went out or the answer is under way. */
   private finalSent = false;
+  /** A final response went out. */
+  private responded = false;
+  /** The caller requires reliable provisional responses (RFC 3262). */
+  private readonly reliable: boolean;
+  private rseq: RSeqCounter | null = null;
+  /** The reliable provisional waiting for its PRACK; only one at a time (§3). */
+  private unacked: {
+    rseq: number;
+    hasSdp: boolean;
+    stop: () => void;
+    acked: Promise<boolean>;
+    settle: (acked: boolean) => void;
+  } | null = null;
+  private readonly queued: { status: 180 | 183; sdp?: string }[] = [];
 
   constructor(
     private readonly ua: SipUserAgent,
     readonly request: SipRequest,
     readonly transaction: ServerTransactionHandle,
     readonly source: RequestSource,
-  ) {}
+    /** The session timer the 2xx will carry (negotiated when the INVITE arrived). */
+    private readonly timer: Extract<UasSessionTimerDecision, { accept: true }> | null = null,
+  ) {
+    this.reliable = provisionalMode(request.headers, false) === 'reliable';
+  }
 
   get callId(): string {
     return this.request.headers.get('Call-ID') ?? '';
   }
 
-  /** Sends a provisional response (180 ringing, 183 with early media). */
+  /** The early dialog's key: PRACKs find the INVITE they acknowledge by it. */
+  get dialogId(): string {
+    return dialogKey(this.callId, this.localTag, tagOf(this.request.headers.get('From')) ?? '');
+  }
+
+  /**
+   * Sends a provisional response (180 ringing, 183 with early media). When the caller requires
+   * 100rel it goes reliably: retransmitted until its PRACK, and a second one waits for the first's.
+   */
   progress(status: 180 | 183, sdp?: string): void {
     if (this.finalSent) return;
-    const headers: [string, string][] = [['Contact', this.ua.contact()]];
+    if (!this.reliable) {
+      this.transaction.respond(this.provisional(status, sdp));
+      return;
+    }
+    if (this.unacked) this.queued.push({ status, sdp });
+    else this.sendReliable(status, sdp);
+  }
+
+  private provisional(status: 180 | 183, sdp?: string, extra: [string, string][] = []): SipResponse {
+    const headers: [string, string][] = [['Contact', this.ua.contact()], ...extra];
     if (sdp) headers.push(['Content-Type', 'application/sdp']);
-    this.transaction.respond(
-      buildResponse(this.request, status, status === 180 ? 'Ringing' : 'Session Progress', {
-        toTag: this.localTag,
-        headers,
-        body: sdp ? Buffer.from(sdp) : undefined,
-      }),
-    );
+    return buildResponse(this.request, status, status === 180 ? 'Ringing' : 'Session Progress', {
+      toTag: this.localTag,
+      headers,
+      body: sdp ? Buffer.from(sdp) : undefined,
+    });
+  }
+
+  /** RFC 3262 §3: RSeq, then retransmissions at T1, 2·T1, 4·T1... for up to 64·T1. */
+  private sendReliable(status: 180 | 183, sdp?: string): void {
+    this.rseq ??= new RSeqCounter();
+    const rseq = this.rseq.next();
+    const response = this.provisional(status, sdp, [
+      ['Require', '100rel'],
+      ['RSeq', String(rseq)],
+      ['Allow', ALLOWED_METHODS],
+    ]);
+    this.ua.trackEarly(this);
+    const { t1, timers } = this.ua.port;
+    let interval = t1;
+    let cancel = () => {};
+    let settle!: (acked: boolean) => void;
+    const acked = new Promise<boolean>((resolve) => {
+      settle = resolve;
+    });
+    const tick = () => {
+      this.transaction.respond(response);
+      interval *= 2;
+      cancel = timers.set(interval, tick);
+    };
+    const giveUp = timers.set(64 * t1, () => this.neverAcknowledged());
+    const stop = () => {
+      cancel();
+      giveUp();
+    };
+    this.unacked = { rseq, hasSdp: sdp !== undefined, stop, acked, settle };
+    this.transaction.respond(response);
+    cancel = timers.set(interval, tick);
+  }
+
+  /** A PRACK in this early dialog: 200 when it acknowledges the provisional we wait for, else 481. */
+  onPrack(request: SipRequest, transaction: ServerTransactionHandle): void {
+    const rack = parseRAck(request.headers.get('RAck') ?? '');
+    const unacked = this.unacked;
+    const invite = cseqOf(this.request);
+    if (
+      !rack ||
+      !unacked ||
+      !invite ||
+      !rackMatches(rack, { rseq: unacked.rseq, cseq: invite.seq, method: 'INVITE' })
+    ) {
+      transaction.respond(buildResponse(request, 481, 'Call/Transaction Does Not Exist'));
+      return;
+    }
+    transaction.respond(buildResponse(request, 200, 'OK'));
+    this.unacked = null;
+    unacked.stop();
+    unacked.settle(true);
+    const next = this.queued.shift();
+    if (next && !this.finalSent) this.sendReliable(next.status, next.sdp);
+  }
+
+  /** RFC 3262 §3: a reliable provisional never acknowledged fails the INVITE with a 5xx. */
+  private neverAcknowledged(): void {
+    const unacked = this.unacked;
+    unacked?.stop();
+    this.unacked = null;
+    this.queued.length = 0;
+    this.cancelled.abort(new Error('no PRACK for a reliable provisional response'));
+    this.reject(500, 'Provisional Response Not Acknowledged');
+    unacked?.settle(false);
+  }
+
+  private stopReliable(): void {
+    this.unacked?.stop();
+    this.unacked?.settle(false);
+    this.unacked = null;
+    this.queued.length = 0;
+    this.ua.forgetEarly(this);
   }
 
   /**
@@ -410,34 +902,55 @@ export class IncomingInvite {
    * confirmed session once the ACK arrives; rejects if it never does (the call is then ended
    * with BYE, §13.3.1.4) or the caller had cancelled.
    */
-  answer(sdp: string): Promise<{ session: InviteSession; ack: SipRequest }> {
-    if (this.finalSent || this.cancelled.signal.aborted)
-      return Promise.reject(new Error('call no longer ringing'));
+  async answer(sdp: string): Promise<{ session: InviteSession; ack: SipRequest }> {
+    if (this.finalSent || this.cancelled.signal.aborted) throw new Error('call no longer ringing');
     this.finalSent = true;
     this.answered = true;
+    this.queued.length = 0;
+    // RFC 3262 §3: no 2xx while a reliable provisional carrying a session description waits for
+    // its PRACK (the caller has to have our early answer before the final one).
+    if (this.unacked?.hasSdp) await this.unacked.acked;
+    if (this.responded || this.cancelled.signal.aborted) throw new Error('call no longer ringing');
+    this.stopReliable();
     const dialog = Dialog.asUas(this.request, this.localTag, this.source.protocol);
-    if (!dialog) return Promise.reject(new Error('INVITE cannot form a dialog'));
+    if (!dialog) throw new Error('INVITE cannot form a dialog');
     dialog.state = 'confirmed';
     const response = buildResponse(this.request, 200, 'OK', {
       toTag: this.localTag,
       headers: [
         ['Contact', this.ua.contact()],
         ['Allow', ALLOWED_METHODS],
+        ['Supported', this.ua.supported],
+        ...(this.timer?.headers ?? []),
         ['Content-Type', 'application/sdp'],
       ],
       body: Buffer.from(sdp),
     });
     const offer = this.request.body.toString('utf8');
     const session = new InviteSession(this.ua, dialog, 'uas', { local: sdp, remote: offer });
+    session.learnPeer(this.request);
+    this.responded = true;
     this.transaction.respond(response);
+    // The interval runs from the 2xx (RFC 4028 §10).
+    session.runSessionTimer(this.timer?.timer ?? null);
     return this.ua.awaitAck(session, this.request, response, this.transaction);
   }
 
   /** Refuses the call with a final response (486 busy, 480, 403, 488...). */
   reject(status: number, reason: string, headers: [string, string][] = []): void {
-    if (this.finalSent) return;
+    if (this.responded) return;
     this.finalSent = true;
+    this.responded = true;
+    this.stopReliable();
     this.transaction.respond(buildResponse(this.request, status, reason, { toTag: this.localTag, headers }));
+  }
+
+  /** The transaction layer answered the INVITE itself (408 after its limit): nothing more to send. */
+  abandon(): void {
+    this.finalSent = true;
+    this.responded = true;
+    this.stopReliable();
+    this.cancelled.abort(new Error('INVITE never answered'));
   }
 
   /** CANCEL arrived: 487 to the INVITE unless we already answered it (§9.2). */
@@ -460,6 +973,11 @@ export interface SipUserAgentOptions {
   screen?: (request: SipRequest, source: RequestSource) => { status: number; reason: string } | null;
   /** Whether OPTIONS pings get 503: a worker draining before shutdown. */
   draining?: () => boolean;
+  /**
+   * Session timers (RFC 4028), on by default with the RFC's 30 minutes: a call whose BYE was lost
+   * would otherwise hold its media port and a slot of the trunk's cap forever. False turns them off.
+   */
+  sessionTimer?: SessionTimerConfig | false;
 }
 
 interface Retransmit {
@@ -471,6 +989,10 @@ export class SipUserAgent {
   private readonly sessions = new Map<string, InviteSession>();
   private readonly ringing = new Map<string, IncomingInvite>();
   private readonly retransmits = new Map<string, Retransmit>();
+  /** Calls ringing in whose reliable provisionals wait for PRACKs, by early dialog. */
+  private readonly early = new Map<string, IncomingInvite>();
+  /** Ended calls whose accepted REFER may still be reported by NOTIFY, by dialog. */
+  private readonly lingering = new Map<string, InviteSession>();
   private inviteHandler: ((invite: IncomingInvite) => void) | null = null;
 
   constructor(
@@ -493,9 +1015,52 @@ export class SipUserAgent {
     this.inviteHandler = handler;
   }
 
-  /** Live dialogs, calls ringing in and 2xx retransmissions: all 0 after the calls ended. */
+  /**
+   * The option tags we implement; a request requiring any other gets 420 (RFC 3261 §8.2.2.3).
+   * 100rel always, timer unless turned off.
+   */
+  get extensions(): readonly string[] {
+    return this.sessionTimers ? ['timer', '100rel'] : ['100rel'];
+  }
+
+  get supported(): string {
+    return this.extensions.join(', ');
+  }
+
+  /** The session-timer settings, or null when timers are off. */
+  get sessionTimers(): SessionTimerConfig | null {
+    const config = this.config.sessionTimer;
+    return config === false ? null : (config ?? {});
+  }
+
+  /**
+   * Live dialogs, calls ringing in and 2xx retransmissions: all 0 after the calls ended. Calls
+   * ringing include those waiting for a PRACK; dialogs include ended calls still taking the
+   * NOTIFYs of a transfer.
+   */
   stats() {
-    return { sessions: this.sessions.size, ringing: this.ringing.size, retransmits: this.retransmits.size };
+    const ringing = new Set<IncomingInvite>([...this.ringing.values(), ...this.early.values()]);
+    return {
+      sessions: this.sessions.size + this.lingering.size,
+      ringing: ringing.size,
+      retransmits: this.retransmits.size,
+    };
+  }
+
+  trackEarly(invite: IncomingInvite): void {
+    this.early.set(invite.dialogId, invite);
+  }
+
+  forgetEarly(invite: IncomingInvite): void {
+    if (this.early.get(invite.dialogId) === invite) this.early.delete(invite.dialogId);
+  }
+
+  linger(session: InviteSession): void {
+    this.lingering.set(session.dialog.id, session);
+  }
+
+  stopLingering(session: InviteSession): void {
+    if (this.lingering.get(session.dialog.id) === session) this.lingering.delete(session.dialog.id);
   }
 
   forget(session: InviteSession): void {
@@ -514,6 +1079,8 @@ export class SipUserAgent {
     const localTag = newTag();
     const from = `${options.from};tag=${localTag}`;
     let cseq = 1;
+    const timerConfig = this.sessionTimers;
+    let timerRequest = timerConfig ? initialUacRequest(timerConfig) : null;
     const build = (extra: [string, string][]) =>
       createRequest('INVITE', options.uri, {
         from,
@@ -525,6 +1092,8 @@ export class SipUserAgent {
           ['Allow', ALLOWED_METHODS],
           ...(this.config.userAgent ? ([['User-Agent', this.config.userAgent]] as [string, string][]) : []),
           ...(options.headers ?? []),
+          ...(timerRequest ? uacRequestHeaders(timerRequest).filter(([name]) => name !== 'Supported') : []),
+          ['Supported', this.supported],
           ...extra,
         ],
         body: options.sdp ? Buffer.from(options.sdp) : undefined,
@@ -537,6 +1106,9 @@ export class SipUserAgent {
       let provisional = false;
       let cancelWanted = false;
       let challenged = 0;
+      let raisedInterval = false;
+      /** Early dialogs by To tag (a forked INVITE has several), for the PRACKs of reliable 1xx. */
+      let early = new Map<string, { dialog: Dialog; tracker: ReliableProvisionalTracker }>();
       const credentials = (request: { uri: string; body?: Buffer }): [string, string][] =>
         (options.auth?.authorize({ method: 'INVITE', uri: request.uri, body: request.body }) ?? []).map(
           (header) => [header.name, header.value],
@@ -560,6 +1132,7 @@ export class SipUserAgent {
       options.signal?.addEventListener('abort', onAbort, { once: true });
 
       const send = () => {
+        early = new Map();
         const request = build(
           credentials({ uri: options.uri, body: options.sdp ? Buffer.from(options.sdp) : undefined }),
         );
@@ -583,11 +1156,41 @@ export class SipUserAgent {
         this.port.sendAck(ackRequest.request, ackRequest.destination);
       };
 
+      /**
+       * RFC 3262: PRACK a reliable provisional once, in its early dialog. False for a
+       * retransmission or one out of order, which are not passed on.
+       */
+      const acknowledgeReliable = (request: SipRequest, response: SipResponse): boolean => {
+        const toTag = tagOf(response.headers.get('To'));
+        const rseq = parseRSeq(response.headers.get('RSeq') ?? '');
+        const invite = cseqOf(request);
+        if (!toTag || rseq === null || !invite) return true;
+        let entry = early.get(toTag);
+        if (!entry) {
+          const dialog = Dialog.asUac(request, response, options.destination.protocol);
+          if (!dialog) return true;
+          entry = { dialog, tracker: new ReliableProvisionalTracker() };
+          early.set(toTag, entry);
+        }
+        if (entry.tracker.receive(rseq) !== 'new') return false;
+        const prack = entry.dialog.createRequest('PRACK', {
+          headers: [['RAck', ReliableProvisionalTracker.rackFor(rseq, { cseq: invite.seq })]],
+        });
+        const { uri, body } = prack.request;
+        for (const header of options.auth?.authorize({ method: 'PRACK', uri, body }) ?? []) {
+          prack.request.headers.append(header.name, header.value);
+        }
+        // Its own transaction retransmits it; a lost one only costs a retransmitted 1xx.
+        this.port.request(prack.request, prack.destination, { onResponse: () => {}, onFailure: () => {} });
+        return true;
+      };
+
       const onResponse = (request: SipRequest, response: SipResponse) => {
         if (response.status < 200) {
           // A 100 comes from the next hop, not the callee: it allows no CANCEL (§9.1), but a
           // caller showing progress (测试呼叫) still wants to see the trunk took the INVITE.
           if (response.status > 100) {
+            if (requires100rel(response.headers) && !acknowledgeReliable(request, response)) return;
             provisional = true;
             if (cancelWanted) current?.cancel();
           }
@@ -604,11 +1207,16 @@ export class SipUserAgent {
           }
           const dialog = Dialog.asUac(request, response, options.destination.protocol);
           if (!dialog) return;
+          // PRACKs are requests of the early dialog and took CSeq numbers: the call's next
+          // request (a BYE) must go above them or the far end refuses it as out of order.
+          const earlier = early.get(toTag);
+          if (earlier) dialog.localSeq = Math.max(dialog.localSeq, earlier.dialog.localSeq);
           const session = new InviteSession(this, dialog, 'uac', {
             local: options.sdp ?? '',
             remote: response.body.toString('utf8'),
           });
           session.auth = options.auth ?? null;
+          session.learnPeer(response);
           confirmed.set(toTag, session);
           ack(request, dialog);
           if (settled || cancelWanted) {
@@ -620,8 +1228,20 @@ export class SipUserAgent {
             return;
           }
           this.sessions.set(dialog.id, session);
+          session.runSessionTimer(timerRequest ? timerFromUacResponse(response.headers) : null);
           settle({ answered: true, session, response });
           return;
+        }
+        if (response.status === 422 && timerRequest && !raisedInterval && !cancelWanted) {
+          // RFC 4028 §7.3: our interval is below the far end's minimum; ask again with its Min-SE.
+          const raised = retryAfter422(timerRequest, response.headers);
+          if (raised) {
+            timerRequest = raised;
+            raisedInterval = true;
+            cseq++;
+            send();
+            return;
+          }
         }
         if ((response.status === 401 || response.status === 407) && options.auth && !cancelWanted) {
           const kind = response.status === 401 ? 'www' : 'proxy';
@@ -760,7 +1380,12 @@ export class SipUserAgent {
 
     const key = incomingDialogKey(request);
     if (key) {
-      const session = this.sessions.get(key);
+      if (request.method === 'PRACK') {
+        const invite = this.early.get(key);
+        if (invite) return invite.onPrack(request, transaction);
+      }
+      const session =
+        this.sessions.get(key) ?? (request.method === 'NOTIFY' ? this.lingering.get(key) : undefined);
       if (!session) return respond(481, 'Call/Transaction Does Not Exist');
       session.receive(request, transaction);
       return;
@@ -772,13 +1397,18 @@ export class SipUserAgent {
         if (refused) return respond(refused.status, refused.reason);
         if (!this.inviteHandler) return respond(480, 'Temporarily Unavailable');
         if (!parseNameAddr(request.headers.get('Contact') ?? '')) return respond(400, 'Missing Contact');
-        const invite = new IncomingInvite(this, request, transaction, source);
+        const unsupported = badExtension(request, this.extensions);
+        if (unsupported) return respond(420, 'Bad Extension', unsupported);
+        const timers = this.sessionTimers;
+        const timer = timers ? negotiateAsUas(request.headers, timers) : null;
+        if (timer && !timer.accept) return respond(422, 'Session Interval Too Small', timer.headers);
+        const invite = new IncomingInvite(this, request, transaction, source, timer);
         this.ringing.set(this.ringingKey(request), invite);
         // The layer answered 408 for us after its INVITE limit: the call is no longer ringing.
         transaction.onFailure = (reason) => {
           if (reason !== 'no-response') return;
           this.ringing.delete(this.ringingKey(request));
-          invite.cancelled.abort(new Error('INVITE never answered'));
+          invite.abandon();
         };
         // Forget it once it got a final answer other than 200 (the 200 path removes it itself).
         const reject = invite.reject.bind(invite);
@@ -794,7 +1424,7 @@ export class SipUserAgent {
         return respond(200, 'OK', [
           ['Allow', ALLOWED_METHODS],
           ['Accept', 'application/sdp'],
-          ['Supported', 'timer, 100rel'],
+          ['Supported', this.supported],
         ]);
       case 'BYE':
       case 'INFO':
