@@ -311,5 +311,11 @@ describe('MediaEngine on loopback', () => {
     expect(stats.packetsSent).toBeGreaterThan(100);
     expect(stats.eventLoopUtilization).toBeGreaterThan(0);
     expect(stats.eventLoopUtilization).toBeLessThan(1);
+    if (process.platform === 'linux') {
+      // The worker's own share, which the bench's one-core budget reads: part of the process's.
+      expect(stats.workerCpuMs).toBeGreaterThan(0);
+      expect(stats.workerCpuMs).toBeLessThanOrEqual(stats.processCpuUserMs + stats.processCpuSystemMs + 1);
+      expect(stats.workerWaitMs).toBeGreaterThanOrEqual(0);
+    }
   });
 });

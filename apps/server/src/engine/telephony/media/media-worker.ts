@@ -1,4 +1,5 @@
 import type dgram from 'node:dgram';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { RtpSession } from './media-session';
@@ -229,6 +230,7 @@ class MediaWorker {
       recentEventLoopUtilization: recent.utilization,
       processCpuUserMs: cpu.user / 1000,
       processCpuSystemMs: cpu.system / 1000,
+      ...threadCpu(),
       rssBytes: process.memoryUsage.rss(),
       packetsSent: sent,
       packetsReceived: received,
@@ -237,6 +239,19 @@ class MediaWorker {
       jitterMaxMs: jitterMax,
     };
   }
+}
+
+/** This thread's time on a CPU and waiting for one, in ms; read in the thread it describes. */
+function threadCpu(): { workerCpuMs: number | null; workerWaitMs: number | null } {
+  try {
+    const [runNs, waitNs] = readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ').map(Number);
+    if (Number.isFinite(runNs) && Number.isFinite(waitNs)) {
+      return { workerCpuMs: (runNs as number) / 1e6, workerWaitMs: (waitNs as number) / 1e6 };
+    }
+  } catch {
+    // Not Linux, or a kernel without scheduler statistics.
+  }
+  return { workerCpuMs: null, workerWaitMs: null };
 }
 
 const DEFERRED = Symbol('deferred');
