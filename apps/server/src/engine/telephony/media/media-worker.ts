@@ -15,7 +15,7 @@ import {
   type WorkerRequest,
 } from './protocol';
 import { DeadlineScheduler } from './scheduler';
-import { StereoWavWriter } from './wav-writer';
+import { OpeningWavWriter, StereoWavWriter } from './wav-writer';
 
 const PERIOD_MS = 20;
 
@@ -143,16 +143,8 @@ class MediaWorker {
     inactivityTimeoutMs?: number;
   }) {
     const { port, socket } = await this.pool.allocate();
-    let recorder: StereoWavWriter | null = null;
-    if (recordingPath) {
-      try {
-        recorder = await StereoWavWriter.open(recordingPath);
-      } catch (err) {
-        socket.close();
-        this.pool.release(port);
-        throw new MediaError('RECORDING_FAILED', `cannot write the recording: ${(err as Error).message}`);
-      }
-    }
+    // The file opens while the call is answered; a failure shows in the close result.
+    const recorder = recordingPath ? new OpeningWavWriter(StereoWavWriter.open(recordingPath)) : null;
     const sessionId = this.nextSessionId++;
     const session = new RtpSession(
       {
