@@ -12,6 +12,7 @@ import { knowledgeBenchmark } from './src/knowledge';
 import { emergencyCleanup } from './src/lib/proc';
 import type { BudgetResult } from './src/lib/report';
 import { ensureBuilt } from './src/lib/server';
+import { sipBenchmark } from './src/sip';
 import { startupBenchmark } from './src/startup';
 
 interface Benchmark {
@@ -55,6 +56,12 @@ const benchmarks: Benchmark[] = [
     about:
       'per-turn overhead p99 with 500 concurrent inbound calls, and no call admitted beyond concurrentCallin',
     run: inboundBenchmark,
+  },
+  {
+    name: 'sip',
+    about:
+      'real SIP on loopback against SIPp: INVITE→200 p95 at 30 calls/s with 200 up, RTP pacing and 200 media legs on one worker, 600 calls without leaks',
+    run: sipBenchmark,
   },
 ];
 

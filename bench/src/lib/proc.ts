@@ -100,10 +100,24 @@ export function spawnNode(
   args: string[],
   opts: { cwd: string; env: NodeJS.ProcessEnv },
 ): Child {
-  const proc = spawn(process.execPath, args, {
+  return spawnChild(scope, name, process.execPath, args, opts);
+}
+
+/**
+ * Any program (SIPp), tracked like a node child: stopped by its scope or by a Ctrl-C. `ipc`
+ * opens Node's message channel (`proc.send`, 'message') to a node child.
+ */
+export function spawnChild(
+  scope: Scope,
+  name: string,
+  command: string,
+  args: string[],
+  opts: { cwd: string; env: NodeJS.ProcessEnv; ipc?: boolean },
+): Child {
+  const proc = spawn(command, args, {
     cwd: opts.cwd,
     env: opts.env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: opts.ipc ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'pipe', 'pipe'],
   });
   liveChildren.add(proc);
   let tail = '';

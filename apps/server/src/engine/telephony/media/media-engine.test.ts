@@ -289,6 +289,22 @@ describe('MediaEngine on loopback', () => {
     expect(leftVoiced[0]).toBeGreaterThanOrEqual(rightVoiced[0] as number);
   });
 
+  it('opens a session without waiting for its recording, and says at close why the recording is missing', async () => {
+    // A directory where the file should be: the disk refuses, the call goes on.
+    const session = await engine.open({ callId: 'no-recording', recordingPath: dir });
+    const raw = dgram.createSocket('udp4');
+    await new Promise<void>((resolve) => raw.bind(0, HOST, () => resolve()));
+    const packets: Buffer[] = [];
+    raw.on('message', (datagram) => packets.push(datagram));
+    await session.setRemote(remoteFor(raw.address().port));
+    await sleep(200);
+    const result = await session.close();
+    raw.close();
+    expect(packets.length).toBeGreaterThan(3);
+    expect(result.recordingPath).toBeNull();
+    expect(result.recordingError).toMatch(/cannot write the recording/);
+  });
+
   it('runs out of ports with a clear error and reuses a released one', async () => {
     const sessions = await Promise.all(
       Array.from({ length: PORTS }, (_, i) => engine.open({ callId: `fill-${i}` })),
@@ -311,5 +327,11 @@ describe('MediaEngine on loopback', () => {
     expect(stats.packetsSent).toBeGreaterThan(100);
     expect(stats.eventLoopUtilization).toBeGreaterThan(0);
     expect(stats.eventLoopUtilization).toBeLessThan(1);
+    if (process.platform === 'linux') {
+      // The worker's own share, which the bench's one-core budget reads: part of the process's.
+      expect(stats.workerCpuMs).toBeGreaterThan(0);
+      expect(stats.workerCpuMs).toBeLessThanOrEqual(stats.processCpuUserMs + stats.processCpuSystemMs + 1);
+      expect(stats.workerWaitMs).toBeGreaterThanOrEqual(0);
+    }
   });
 });

@@ -178,7 +178,11 @@ export class MediaEngine extends EventEmitter<MediaEngineEvents> {
     return new MediaEngine(worker);
   }
 
-  /** Allocates an RTP port (and opens the recording, when asked) for one call. */
+  /**
+   * Allocates an RTP port for one call, and starts its recording when asked. The recording file
+   * opens in the background (a busy disk must not hold up the 200 OK); if it cannot be written,
+   * the call goes on and close() says why in `recordingError`.
+   */
   async open(options: {
     callId: string;
     /** Where to write the call's stereo WAV (caller left, assistant right); none when absent. */

@@ -1,4 +1,5 @@
 import type dgram from 'node:dgram';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { RtpSession } from './media-session';
@@ -14,7 +15,7 @@ import {
   type WorkerRequest,
 } from './protocol';
 import { DeadlineScheduler } from './scheduler';
-import { StereoWavWriter } from './wav-writer';
+import { OpeningWavWriter, StereoWavWriter } from './wav-writer';
 
 const PERIOD_MS = 20;
 
@@ -142,16 +143,8 @@ class MediaWorker {
     inactivityTimeoutMs?: number;
   }) {
     const { port, socket } = await this.pool.allocate();
-    let recorder: StereoWavWriter | null = null;
-    if (recordingPath) {
-      try {
-        recorder = await StereoWavWriter.open(recordingPath);
-      } catch (err) {
-        socket.close();
-        this.pool.release(port);
-        throw new MediaError('RECORDING_FAILED', `cannot write the recording: ${(err as Error).message}`);
-      }
-    }
+    // The file opens while the call is answered; a failure shows in the close result.
+    const recorder = recordingPath ? new OpeningWavWriter(StereoWavWriter.open(recordingPath)) : null;
     const sessionId = this.nextSessionId++;
     const session = new RtpSession(
       {
@@ -229,6 +222,7 @@ class MediaWorker {
       recentEventLoopUtilization: recent.utilization,
       processCpuUserMs: cpu.user / 1000,
       processCpuSystemMs: cpu.system / 1000,
+      ...threadCpu(),
       rssBytes: process.memoryUsage.rss(),
       packetsSent: sent,
       packetsReceived: received,
@@ -237,6 +231,19 @@ class MediaWorker {
       jitterMaxMs: jitterMax,
     };
   }
+}
+
+/** This thread's time on a CPU and waiting for one, in ms; read in the thread it describes. */
+function threadCpu(): { workerCpuMs: number | null; workerWaitMs: number | null } {
+  try {
+    const [runNs, waitNs] = readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ').map(Number);
+    if (Number.isFinite(runNs) && Number.isFinite(waitNs)) {
+      return { workerCpuMs: (runNs as number) / 1e6, workerWaitMs: (waitNs as number) / 1e6 };
+    }
+  } catch {
+    // Not Linux, or a kernel without scheduler statistics.
+  }
+  return { workerCpuMs: null, workerWaitMs: null };
 }
 
 const DEFERRED = Symbol('deferred');

@@ -97,9 +97,16 @@ export interface MediaEngineStats {
   eventLoopUtilization: number;
   /** The same since the previous stats() call. */
   recentEventLoopUtilization: number;
-  /** CPU time of the whole process (Node has no per-thread figure before v23). */
+  /** CPU time of the whole process: main thread, media worker and libuv's pool together. */
   processCpuUserMs: number;
   processCpuSystemMs: number;
+  /**
+   * CPU time of the media worker thread alone, and the time it sat runnable waiting for a core
+   * (what a busy machine adds to tick lateness), from Linux's /proc/thread-self/schedstat;
+   * null elsewhere (Node has no per-thread figure before v23).
+   */
+  workerCpuMs: number | null;
+  workerWaitMs: number | null;
   rssBytes: number;
   packetsSent: number;
   packetsReceived: number;

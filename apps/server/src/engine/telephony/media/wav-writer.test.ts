@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readWav } from '../../speech/wav';
-import { StereoWavWriter } from './wav-writer';
+import { OpeningWavWriter, StereoWavWriter } from './wav-writer';
 
 let dir: string;
 beforeEach(() => {
@@ -88,5 +88,35 @@ describe('StereoWavWriter', () => {
     const writer = await StereoWavWriter.open(file);
     expect((await writer.close()).durationMs).toBe(0);
     expect(readWav(fs.readFileSync(file))).toMatchObject({ channels: 2, dataBytes: 0 });
+  });
+});
+
+describe('OpeningWavWriter', () => {
+  it('keeps what was said before the file opened, in order, and the frames after it', async () => {
+    const file = path.join(dir, 'late-open.wav');
+    let open!: (writer: Promise<StereoWavWriter>) => void;
+    const recorder = new OpeningWavWriter(new Promise((resolve) => (open = resolve)));
+    // The session reuses one buffer for every frame it hands over.
+    const frame = new Int16Array(160);
+    for (let tick = 0; tick < 10; tick++) {
+      frame.set(tone(440, 10000, 160, tick * 160));
+      recorder.writeFrame(null, frame);
+    }
+    open(StereoWavWriter.open(file));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let tick = 0; tick < 10; tick++) {
+      frame.set(tone(1000, 6000, 160, tick * 160));
+      recorder.writeFrame(null, frame);
+    }
+    expect((await recorder.close()).durationMs).toBe(400);
+    const right = channel(fs.readFileSync(file), 44, 3200, 1);
+    expect(right.subarray(0, 1600)).toEqual(tone(440, 10000, 1600));
+    expect(right.subarray(1600)).toEqual(tone(1000, 6000, 1600));
+  });
+
+  it('reports a file it could not open when the recording is closed', async () => {
+    const recorder = new OpeningWavWriter(StereoWavWriter.open(dir));
+    recorder.writeFrame(tone(440, 1000), null);
+    await expect(recorder.close()).rejects.toThrow(/cannot write the recording/);
   });
 });

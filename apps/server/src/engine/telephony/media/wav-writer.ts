@@ -143,3 +143,60 @@ export class StereoWavWriter {
     return { path: this.path, durationMs: Math.round(this.durationMs), dataBytes: this.dataBytes };
   }
 }
+
+/** Frames held while the file opens: a minute of the call (about 2 MB), then the recording is given up. */
+const MAX_HELD_FRAMES = 3000;
+
+/**
+ * A recording whose file is still being opened, so that answering a call never waits for the
+ * disk: under load, opening the file behind the other calls' writes took seconds, and the
+ * caller would have waited that long for the 200 OK. Frames are held (copied: the session
+ * reuses its buffers) until the file is open, then written in order; an open that fails is
+ * reported when the recording is closed.
+ */
+export class OpeningWavWriter {
+  private writer: StereoWavWriter | null = null;
+  private failure: Error | null = null;
+  private held: Array<[Int16Array | null, Int16Array | null]> = [];
+  private readonly opened: Promise<void>;
+
+  constructor(open: Promise<StereoWavWriter>) {
+    this.opened = open.then(
+      (writer) => {
+        this.writer = writer;
+        for (const [left, right] of this.held) writer.writeFrame(left, right);
+        this.held = [];
+      },
+      (err: unknown) => {
+        this.failure = new Error(
+          `cannot write the recording: ${err instanceof Error ? err.message : String(err)}`,
+        );
+        this.held = [];
+      },
+    );
+  }
+
+  writeFrame(left: Int16Array | null, right: Int16Array | null): void {
+    if (this.writer) {
+      this.writer.writeFrame(left, right);
+      return;
+    }
+    if (this.failure) return;
+    if (this.held.length >= MAX_HELD_FRAMES) {
+      this.failure = new Error('the recording file did not open within a minute');
+      this.held = [];
+      return;
+    }
+    this.held.push([left ? left.slice() : null, right ? right.slice() : null]);
+  }
+
+  async close(): Promise<WavWriterResult> {
+    await this.opened;
+    if (this.failure) {
+      // Opened after giving up: the file would hold only the call's tail.
+      await this.writer?.close().catch(() => undefined);
+      throw this.failure;
+    }
+    return (this.writer as StereoWavWriter).close();
+  }
+}
