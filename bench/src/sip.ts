@@ -504,6 +504,8 @@ async function pacingBench(vad: Vad, probe: Probe): Promise<BudgetResult[]> {
     const busy: number[] = [];
     let minLegs = ours.adapter.activeLegs;
     const minutes = Math.round(windowMs / 60_000);
+    // recentLatenessMaxMs covers the time since the previous stats() call: one poll, not a minute.
+    let minuteMax = 0;
     for (let elapsed = 0; elapsed < windowMs; ) {
       const step = Math.min(5000, windowMs - elapsed);
       await sleep(step);
@@ -512,11 +514,13 @@ async function pacingBench(vad: Vad, probe: Probe): Promise<BudgetResult[]> {
       rssPeak = Math.max(rssPeak, s.rssBytes);
       busy.push(s.recentEventLoopUtilization);
       minLegs = Math.min(minLegs, ours.adapter.activeLegs);
+      minuteMax = Math.max(minuteMax, s.recentLatenessMaxMs);
       if (minutes > 1 && Math.floor(elapsed / 60_000) !== Math.floor((elapsed - step) / 60_000)) {
         console.log(
           `  ${Math.floor(elapsed / 60_000)}/${minutes} min: ${ours.adapter.activeLegs} legs, ` +
-            `worst lateness this interval ${fmtMs1(s.recentLatenessMaxMs)}`,
+            `worst send lateness this minute ${fmtMs1(minuteMax)}`,
         );
+        minuteMax = 0;
       }
     }
     const s1 = await ours.engine.stats();
