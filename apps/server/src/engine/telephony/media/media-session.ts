@@ -297,6 +297,10 @@ export class RtpSession {
         this.transmit(remote.payloadType, this.timestamp, startsTalkSpurt, payload, target);
       }
     } else {
+      // A line we may not send on (the far end holds us, or offered sendonly from the start)
+      // still runs at real time, muted: a paused line would hold say() until the far end
+      // comes back, and a call that never does would never end.
+      this.nextSpeechFrame();
       this.speaking = false;
     }
     // Timestamps follow the sampling clock whether or not this tick was sent (RFC 3550 §5.1).

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import dgram from 'node:dgram';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -239,5 +240,67 @@ describe('SIP adapter against SIPp', () => {
     expect(nationalNumber('+8613800000000')).toBe('13800000000');
     expect(nationalNumber('8613800000000')).toBe('13800000000');
     expect(nationalNumber('02160881000')).toBe('02160881000');
+  });
+});
+
+describe('SIP adapter: media direction of the first offer', () => {
+  /** A caller on our own stack whose RTP endpoint is a plain socket, so every packet we send is counted. */
+  async function callWith(direction: 'sendonly' | 'sendrecv') {
+    const caller = await createSipStack({
+      host: HOST,
+      port: 0,
+      protocols: ['udp'],
+      t1: 100,
+      t2: 800,
+      t4: 200,
+    });
+    const rtp = dgram.createSocket('udp4');
+    await new Promise<void>((resolve) => rtp.bind(0, HOST, () => resolve()));
+    let packets = 0;
+    rtp.on('message', () => packets++);
+    const offer = [
+      'v=0',
+      `o=- 1 1 IN IP4 ${HOST}`,
+      's=-',
+      `c=IN IP4 ${HOST}`,
+      't=0 0',
+      `m=audio ${rtp.address().port} RTP/AVP 8`,
+      'a=rtpmap:8 PCMA/8000',
+      `a=${direction}`,
+      '',
+    ].join('\r\n');
+    const answered = new Promise<CallLeg>((resolve) => {
+      const off = adapter.onInbound(async (offer) => {
+        off();
+        resolve(await offer.answer());
+      });
+    });
+    const port = stack.transport.local.port;
+    const outcome = await caller.agent.invite({
+      uri: `sip:02160881000@${HOST}:${port}`,
+      from: `<sip:13800000009@${HOST}>`,
+      to: `<sip:02160881000@${HOST}:${port}>`,
+      destination: { protocol: 'udp', address: HOST, port },
+      sdp: offer,
+    });
+    if (!outcome.answered) throw new Error(`not answered: ${outcome.status}`);
+    const leg = await answered;
+    const counted = packets;
+    const played = await leg.say('您好', { interruptible: false });
+    const sent = packets - counted;
+    await leg.hangup();
+    rtp.close();
+    await caller.close();
+    return { answer: outcome.session.remoteSdp, sent, played };
+  }
+
+  it('answers a sendonly offer recvonly and sends no RTP, though the assistant still speaks its line', async () => {
+    const held = await callWith('sendonly');
+    expect(held.answer).toContain('a=recvonly');
+    expect(held.played.playedMs).toBeGreaterThanOrEqual(560);
+    expect(held.sent).toBe(0);
+    // The control: the same call sendrecv gets a packet every 20 ms while the line is spoken.
+    const open = await callWith('sendrecv');
+    expect(open.sent).toBeGreaterThan(20);
   });
 });

@@ -155,6 +155,16 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
     };
   }
 
+  /**
+   * Points the session at the far end and applies the agreed direction: an offer that is
+   * sendonly or inactive from the start (music on hold, a listen-only announcement) means we
+   * must not send, and a recvonly one that we need not expect caller audio.
+   */
+  async function startMedia(media: MediaSession, negotiated: NegotiatedMedia): Promise<void> {
+    await media.setRemote(remoteOf(negotiated));
+    await media.setDirection(negotiated.direction);
+  }
+
   function makeLeg(input: {
     callId: string;
     direction: 'inbound' | 'outbound';
@@ -174,8 +184,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
     let telephoneEvent = input.negotiated.telephoneEventPayloadType !== null;
     const applyMedia = (negotiated: NegotiatedMedia) => {
       telephoneEvent = negotiated.telephoneEventPayloadType !== null;
-      void media.setRemote(remoteOf(negotiated)).catch((err) => options.onError?.(err, 'media'));
-      void media.setDirection(negotiated.direction).catch((err) => options.onError?.(err, 'media'));
+      void startMedia(media, negotiated).catch((err) => options.onError?.(err, 'media'));
     };
     const leg = new SipCallLeg({
       id: input.callId,
@@ -292,7 +301,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
           }
           negotiated = applied.negotiated;
         }
-        await media.setRemote(remoteOf(negotiated!));
+        await startMedia(media, negotiated!);
         return makeLeg({
           callId,
           direction: 'inbound',
@@ -365,7 +374,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
             const applied = applyAnswer(offer, response.body.toString('utf8'));
             if (!applied.ok) return;
             earlyMedia = true;
-            void media.setRemote(remoteOf(applied.negotiated)).catch(() => undefined);
+            void startMedia(media, applied.negotiated).catch(() => undefined);
           },
         });
         if (outcome.answered) request.onFinalResponse?.(outcome.response.status, outcome.response.reason);
@@ -387,7 +396,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
           const failure = outcomeOfLocalEnd('media_refused');
           return { answered: false, outcome: failure.outcome, ringMs: ringMs(), detail: failure.detail };
         }
-        await media.setRemote(remoteOf(applied.negotiated));
+        await startMedia(media, applied.negotiated);
         const leg = makeLeg({
           callId: request.callId,
           direction: 'outbound',

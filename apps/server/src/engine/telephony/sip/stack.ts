@@ -95,6 +95,7 @@ export function createTransactionPort(layer: {
       transactions.onAck((ack, source) => handler(ack, null, source));
     },
     findInviteTransaction: (cancel) => transactions.findInviteServerTransaction(cancel),
+    onStrayResponse: (handler) => transactions.onStrayResponse(handler),
   };
 }
 

@@ -114,6 +114,8 @@ export interface SipTransactionPort {
   ): void;
   /** The INVITE server transaction a CANCEL names (§9.2), if it is still there. */
   findInviteTransaction(cancel: SipRequest): ServerTransactionHandle | undefined;
+  /** 2xx responses to INVITE whose client transaction is gone (after Timer M). */
+  onStrayResponse?(handler: (response: SipResponse) => void): void;
 }
 
 export const ALLOWED_METHODS = 'INVITE, ACK, CANCEL, BYE, OPTIONS, INFO, UPDATE, REFER, NOTIFY, PRACK';
@@ -214,6 +216,12 @@ export class InviteSession {
   private resolveEnded!: (end: SessionEnd) => void;
   /** The trunk's credentials from the INVITE: in-dialog requests carry them and answer challenges too. */
   auth: DigestAuthenticator | null = null;
+  /**
+   * Sends our INVITE's ACK again, for a retransmitted 2xx. A new ACK each time rather than the
+   * same bytes: SIPp, like other stacks, takes an identical request for a retransmission of the
+   * one before and answers it with the 2xx again; the UAS matches the ACK by dialog and CSeq.
+   */
+  reAck: (() => void) | null = null;
   /** A re-INVITE or UPDATE of ours waiting for its final response: glare detection (§14.1). */
   private pendingOffer: 'INVITE' | 'UPDATE' | null = null;
   private readonly cleanups = new Set<() => void>();
@@ -1000,6 +1008,21 @@ export class SipUserAgent {
     private readonly config: SipUserAgentOptions = {},
   ) {
     port.onRequest((request, transaction, source) => this.dispatch(request, transaction, source));
+    port.onStrayResponse?.((response) => this.onStrayResponse(response));
+  }
+
+  /**
+   * A 2xx retransmitted after its transaction ended (Timer M, 64·T1): our ACK never arrived, and
+   * the far end will keep sending it until it does (§13.2.2.4), so the call's ACK goes again.
+   * A 2xx of no call we know is dropped: without our INVITE there is no dialog to ACK and BYE in.
+   */
+  private onStrayResponse(response: SipResponse): void {
+    const callId = response.headers.get('Call-ID');
+    const localTag = tagOf(response.headers.get('From'));
+    const remoteTag = tagOf(response.headers.get('To'));
+    if (!callId || !localTag || !remoteTag) return;
+    const session = this.sessions.get(dialogKey(callId, localTag, remoteTag));
+    session?.reAck?.();
   }
 
   now(): number {
@@ -1218,6 +1241,7 @@ export class SipUserAgent {
           session.auth = options.auth ?? null;
           session.learnPeer(response);
           confirmed.set(toTag, session);
+          session.reAck = () => ack(request, dialog);
           ack(request, dialog);
           if (settled || cancelWanted) {
             // A second fork answered, or the answer crossed our CANCEL: keep one call only.
