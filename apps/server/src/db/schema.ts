@@ -454,6 +454,14 @@ export const calls = pgTable(
     recording: text('recording', { enum: ['none', 'pending', 'ready', 'failed'] })
       .notNull()
       .default('none'),
+    /**
+     * `mix`: the recording is mixed from the synthesised turns (the simulated carrier). `line`: a
+     * real line's call, whose recording is the media worker's stereo WAV and nothing else; a
+     * re-enactment of a real call would put words in the caller's mouth.
+     */
+    recordingSource: text('recording_source', { enum: ['mix', 'line'] })
+      .notNull()
+      .default('mix'),
     /** Key in the recording store (DATA_DIR/recordings on disk). */
     recordingKey: text('recording_key'),
     recordingDurationMs: integer('recording_duration_ms'),

@@ -28,6 +28,7 @@ async function pendingCall(
   db: DatabaseHandle['db'],
   projectId: string,
   claim?: { owner: string; until: Date },
+  source: 'mix' | 'line' = 'mix',
 ) {
   const id = randomUUID();
   const startedAt = new Date(Date.now() - 60_000);
@@ -47,6 +48,7 @@ async function pendingCall(
     answeredAt: startedAt,
     endedAt: new Date(),
     recording: 'pending',
+    recordingSource: source,
     recordingLeaseOwner: claim?.owner ?? null,
     recordingLeaseUntil: claim?.until ?? null,
   });
@@ -150,5 +152,28 @@ describe('recording worker and a real line’s WAV', () => {
     expect(stored.length).toBe(44 + 64_000);
     expect(stored.readUInt32LE(40)).toBe(64_000);
     expect(fs.existsSync(file)).toBe(false);
+  }, 60_000);
+
+  it('marks a real line’s call without its WAV as having no recording, never a re-enactment', async () => {
+    database = await createTestDatabase();
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'recording-line-missing-'));
+    const { projectId } = await seedUser(database.db, { email: 'line-missing@example.com' });
+    const line = await pendingCall(database.db, projectId, undefined, 'line');
+    const simulated = await pendingCall(database.db, projectId);
+
+    const app = await buildApp({ database, env: testEnv({ DATA_DIR: dataDir }), logger: false });
+    apps.push(app);
+    await app.ready();
+    await app.runtime.drainRecordings();
+
+    const rows = await database.db
+      .select()
+      .from(calls)
+      .where(inArray(calls.id, [line, simulated]));
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    expect(byId.get(line)).toMatchObject({ recording: 'failed', recordingKey: null });
+    expect(fs.existsSync(path.join(dataDir, 'recordings', `${projectId}/${line}.wav`))).toBe(false);
+    // The same transcript on the simulated carrier is mixed as ever.
+    expect(byId.get(simulated)).toMatchObject({ recording: 'ready' });
   }, 60_000);
 });

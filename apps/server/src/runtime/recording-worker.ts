@@ -121,6 +121,14 @@ export class RecordingWorker {
         });
         return;
       }
+      if (row.recordingSource === 'line') {
+        // The media worker's file is gone or empty (its disk failed, or DATA_DIR is not shared by
+        // the process that ran the call): a mix of synthesised turns would pass off a
+        // re-enactment as the real call, so the call says it has no recording.
+        log.warn({ callId: row.id, file: line }, 'line recording missing');
+        await calls.recordingFailed(row.projectId, row.id, owner);
+        return;
+      }
       const assistantVoice = await callVoice(db, row.projectId, row.assistantId, row.assistantVersion);
       const mixed = await mixRecording({
         turns,

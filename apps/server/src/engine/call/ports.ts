@@ -102,8 +102,11 @@ export interface CallRecorder {
   turn(projectId: string, callId: string, turn: CallTurn): Promise<void>;
   end(projectId: string, callId: string, end: CallEnd): Promise<void>;
   analysis(projectId: string, callId: string, analysis: CallAnalysisRecord): Promise<void>;
-  /** The call has a transcript: its recording is mixed later (by any process's recording worker). */
-  recordingPending(projectId: string, callId: string): Promise<void>;
+  /**
+   * The call has a recording to store, by any process's recording worker: `mix` synthesises it
+   * from the transcript later; `line` stores the WAV the media worker recorded from a real line.
+   */
+  recordingPending(projectId: string, callId: string, source: 'mix' | 'line'): Promise<void>;
 }
 
 /** Where an inbound call to a number goes. */

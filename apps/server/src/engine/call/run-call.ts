@@ -152,6 +152,7 @@ export async function converse(deps: CallDeps, conversation: Conversation): Prom
   let hangupBy: HangupBy = 'system';
   let endedAt = at();
   let session: SessionResult | null = null;
+  let lineRecorded = false;
   try {
     const connected = await conversation.connect();
     if ('outcome' in connected) {
@@ -159,6 +160,7 @@ export async function converse(deps: CallDeps, conversation: Conversation): Prom
       endedAt = at();
     } else {
       const { leg } = connected;
+      lineRecorded = leg.recordsLine === true;
       await io(ports.recorder.answered(projectId, callId, new Date(leg.answeredAt)));
       const provider = config.brain.providerId
         ? await io(ports.assistants.provider(projectId, config.brain.providerId))
@@ -203,7 +205,16 @@ export async function converse(deps: CallDeps, conversation: Conversation): Prom
     ? { number: session.transfer.number, at: new Date(session.transfer.at) }
     : null;
   await io(ports.recorder.end(projectId, callId, { endReason, hangupBy, endedAt, transfer }));
-  await afterCall(deps, { projectId, callId, assistant, config, endReason, session, conversation });
+  await afterCall(deps, {
+    projectId,
+    callId,
+    assistant,
+    config,
+    endReason,
+    session,
+    conversation,
+    lineRecorded,
+  });
   return { callId, endReason };
 }
 
@@ -218,10 +229,12 @@ async function afterCall(
     endReason: EndReason;
     session: SessionResult | null;
     conversation: Conversation;
+    /** The leg recorded the line itself (a real line's WAV). */
+    lineRecorded: boolean;
   },
 ): Promise<void> {
   const { ports } = deps;
-  const { projectId, callId, config, session } = input;
+  const { projectId, callId, config, session, lineRecorded } = input;
   const io = ioFor(deps.clock);
   const turns: CallTurn[] = session?.turns ?? [];
   try {
@@ -257,8 +270,8 @@ async function afterCall(
       deps.onError?.(err, 'send_sms');
     }
   }
-  if (session && turns.length > 0) {
-    await io(ports.recorder.recordingPending(projectId, callId));
+  if (session && (turns.length > 0 || lineRecorded)) {
+    await io(ports.recorder.recordingPending(projectId, callId, lineRecorded ? 'line' : 'mix'));
     deps.onRecordingPending?.();
   }
 }

@@ -88,6 +88,11 @@ export interface CallLeg {
   readonly ended: { by: LegEndBy; at: number } | null;
   /** Resolves when the call ends, whichever side ends it. */
   readonly whenEnded: Promise<{ by: LegEndBy; at: number }>;
+  /**
+   * The line's audio is recorded as the call runs (a real line): that file is the call's
+   * recording, even when nobody said a word. Absent or false: mixed from the transcript.
+   */
+  readonly recordsLine?: boolean;
 }
 
 /**

@@ -131,8 +131,11 @@ export class CallRepository implements CallRecorder {
     this.publishRows(projectId, 'updated', rows);
   }
 
-  async recordingPending(_projectId: string, callId: string): Promise<void> {
-    await this.db.update(calls).set({ recording: 'pending' }).where(eq(calls.id, callId));
+  async recordingPending(_projectId: string, callId: string, source: 'mix' | 'line'): Promise<void> {
+    await this.db
+      .update(calls)
+      .set({ recording: 'pending', recordingSource: source })
+      .where(eq(calls.id, callId));
   }
 
   /** 人工复核: a human grade (null gives the machine's back); refused for a call nobody answered. */

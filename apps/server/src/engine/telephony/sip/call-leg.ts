@@ -44,6 +44,8 @@ export interface SipLegOptions {
   telephoneEvent?: () => boolean;
   /** Blind transfer; resolves once the far end reported the outcome. */
   transfer: (number: string) => Promise<{ ok: boolean; detail?: string }>;
+  /** The media session records the call to a WAV (the call's recording). */
+  recordsLine?: boolean;
   onError?: (err: unknown, context: string) => void;
 }
 
@@ -58,6 +60,7 @@ export class SipCallLeg implements CallLeg {
   readonly to: string;
   readonly answeredAt: number;
   readonly isVoicemail = false;
+  readonly recordsLine: boolean;
   ended: { by: LegEndBy; at: number } | null = null;
   readonly whenEnded: Promise<{ by: LegEndBy; at: number }>;
 
@@ -76,6 +79,7 @@ export class SipCallLeg implements CallLeg {
     this.from = options.from;
     this.to = options.to;
     this.answeredAt = options.answeredAt;
+    this.recordsLine = options.recordsLine ?? false;
     this.audioEpoch = options.clock.now();
     this.whenEnded = new Promise((resolve) => {
       this.resolveEnded = resolve;

@@ -178,6 +178,8 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
     negotiated: NegotiatedMedia;
     /** The trunk's domain, for transfer targets; inbound calls use the caller's. */
     domain?: string;
+    /** The media session writes the call's WAV. */
+    records: boolean;
   }): SipCallLeg {
     const { session, media } = input;
     session.description = input.description;
@@ -201,6 +203,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
       hotwords: input.legMedia.hotwords,
       telephoneEvent: () => telephoneEvent,
       // The bridged second leg for lines that refuse REFER is not built: such a line reports it.
+      recordsLine: input.records,
       transfer: async (number) => {
         const outcome = await session.refer(transferTarget(number, session, input.domain));
         return { ok: outcome.ok, detail: outcome.detail };
@@ -312,6 +315,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
           legMedia: legMedia ?? options.defaultMedia(),
           description,
           negotiated: negotiated!,
+          records: true,
         });
       },
       async reject(cause) {
@@ -408,6 +412,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
           description: offer,
           negotiated: applied.negotiated,
           domain: route.domain,
+          records: request.record !== false,
         });
         return { answered: true, leg, ringMs: ringMs() };
       } catch (err) {

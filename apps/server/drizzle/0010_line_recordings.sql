@@ -1,0 +1,1 @@
+ALTER TABLE "calls" ADD COLUMN "recording_source" text DEFAULT 'mix' NOT NULL;
