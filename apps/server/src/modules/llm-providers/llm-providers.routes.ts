@@ -15,10 +15,12 @@ import { ok } from '../../lib/reply';
 import { loadAppSecret } from '../../lib/secret-box';
 import { requireProject } from '../../plugins/project-access';
 import type { ModuleOptions } from '../module-options';
+import { assertCanManage } from '../provider-profiles/provider-profiles';
 import {
   createProvider,
   deleteProvider,
   getProvider,
+  LLM_PROFILE,
   listProviders,
   testProvider,
   updateProvider,
@@ -75,7 +77,11 @@ export const llmProvidersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (a
         response: { 200: envelope(llmProvider), ...guarded, 409: errorEnvelope },
       },
     },
-    async (req) => ok(await createProvider(db, secret, requireProject(req).id, req.body)),
+    async (req) => {
+      const project = requireProject(req);
+      assertCanManage(project, LLM_PROFILE);
+      return ok(await createProvider(db, secret, project.id, req.body));
+    },
   );
 
   app.put(
@@ -90,8 +96,11 @@ export const llmProvidersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (a
         response: { 200: envelope(llmProvider), ...withTarget, 409: errorEnvelope },
       },
     },
-    async (req) =>
-      ok(await updateProvider(db, secret, requireProject(req).id, req.params.providerId, req.body)),
+    async (req) => {
+      const project = requireProject(req);
+      assertCanManage(project, LLM_PROFILE);
+      return ok(await updateProvider(db, secret, project.id, req.params.providerId, req.body));
+    },
   );
 
   app.delete(
@@ -106,7 +115,9 @@ export const llmProvidersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (a
       },
     },
     async (req) => {
-      await deleteProvider(db, requireProject(req).id, req.params.providerId);
+      const project = requireProject(req);
+      assertCanManage(project, LLM_PROFILE);
+      await deleteProvider(db, project.id, req.params.providerId);
       return ok(null);
     },
   );

@@ -11,12 +11,19 @@ import type { Database } from '../../db/client';
 import { llmProviders } from '../../db/schema';
 import { createOpenAIClient, LLM_SERVICE } from '../../engine/brain/openai-client';
 import type { AppSecret } from '../../lib/secret-box';
-import { keyShown, profileStore, quote, testFailureMessage } from '../provider-profiles/provider-profiles';
+import {
+  keyShown,
+  type ProfileKind,
+  profileStore,
+  quote,
+  testFailureMessage,
+} from '../provider-profiles/provider-profiles';
 
 type WriteInput = z.output<typeof llmProviderWriteRequest>;
 type Row = typeof llmProviders.$inferSelect;
 
-const store = profileStore(llmProviders, { label: '模型配置', configSection: 'brain' });
+export const LLM_PROFILE: ProfileKind = { label: '模型配置', configSection: 'brain' };
+const store = profileStore(llmProviders, LLM_PROFILE);
 
 /** What a brain or embedder needs to reach the endpoint: the only place the key is decrypted. */
 export interface ResolvedProvider {

@@ -7,7 +7,7 @@ import {
   type OpenAICompatibleServer,
   startOpenAICompatibleServer,
 } from '../../../test/openai-compatible-server';
-import { assistants, assistantVersions, llmProviders } from '../../db/schema';
+import { assistants, assistantVersions, llmProviders, memberships } from '../../db/schema';
 import { loadAppSecret } from '../../lib/secret-box';
 import { findEmbeddingProvider, resolveProvider } from './llm-providers.service';
 
@@ -39,6 +39,10 @@ async function setup() {
   });
   const owner = await seedUser(current.db, { email: 'owner@example.com' });
   const outsider = await seedUser(current.db, { email: 'outsider@example.com' });
+  const member = await seedUser(current.db, { email: 'member@example.com', project: null });
+  await current.db
+    .insert(memberships)
+    .values({ projectId: owner.projectId, userId: member.userId, role: 'member' });
   return {
     ...current,
     projectId: owner.projectId,
@@ -46,6 +50,7 @@ async function setup() {
     outsider,
     headers: await loginAs(current.app, 'owner@example.com'),
     outsiderHeaders: await loginAs(current.app, 'outsider@example.com'),
+    memberHeaders: await loginAs(current.app, 'member@example.com'),
   };
 }
 
@@ -261,6 +266,27 @@ describe('LLM provider profiles', () => {
     });
     expect(logs.join('\n')).not.toContain(API_KEY);
     expect(logs.join('\n')).not.toContain(wrongKey);
+  });
+
+  it('a member reads and tests the profiles but cannot create, change or delete them', async () => {
+    const { app, db, projectId, headers, memberHeaders } = await setup();
+    const url = `/api/project/${projectId}/llm-providers`;
+    const id = (await app.inject({ method: 'POST', url, headers, payload: body() })).json().data.id;
+    const as = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, payload?: object) =>
+      app.inject({ method, url: path, headers: memberHeaders, ...(payload ? { payload } : {}) });
+
+    expect((await as('GET', url)).json().data.total).toBe(1);
+    expect((await as('POST', `${url}/${id}/test`)).json().data.ok).toBe(true);
+    for (const res of [
+      await as('POST', url, body({ name: '成员新建' })),
+      await as('PUT', `${url}/${id}`, body({ name: '成员改名' })),
+      await as('DELETE', `${url}/${id}`),
+    ]) {
+      expect(res.statusCode).toBe(403);
+      expect(res.json().message).toBe('仅项目所有者或管理员可以管理模型配置');
+    }
+    const rows = await db.select().from(llmProviders);
+    expect(rows.map((row) => row.name)).toEqual(['通义千问']);
   });
 
   it('another project’s member can neither read, change, test nor delete this project’s profiles', async () => {
