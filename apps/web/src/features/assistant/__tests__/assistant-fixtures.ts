@@ -80,12 +80,14 @@ export const templates: AssistantTemplate[] = [
   },
 ];
 
-export function signIn() {
+/** Signs in the project's owner, or a plain member with `{ member: true }`. */
+export function signIn({ member = false }: { member?: boolean } = {}) {
   localStorage.setItem('token', 'tok-1');
   useUserStore.setState({
     userInfo: {
       ...EMPTY_USER_INFO,
       id: 'u1',
+      isOwnerOrAdmin: !member,
       projects: [{ id: 'p1', disabled: false, name: '华东外呼项目' }],
     },
   });

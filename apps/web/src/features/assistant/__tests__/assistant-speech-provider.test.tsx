@@ -186,4 +186,24 @@ describe('语音识别配置 drawer', () => {
     );
     expect(within(drawer).getByText('Whisper')).toBeTruthy();
   });
+
+  it('lets a member read and test the profiles, without the buttons to add, edit or delete them', async () => {
+    signIn({ member: true });
+    server = serveAssistant({
+      'GET /api/project/p1/assistants': ok({ items: [], total: 0, page: 1, pageSize: 20 }),
+      [`GET ${URL}`]: profiles(whisper),
+    });
+    renderAssistant('/assistant/list');
+    fireEvent.click(await screen.findByRole('button', { name: '语音识别配置' }));
+    const drawer = await screen.findByRole('dialog');
+
+    expect(await within(drawer).findByText('API Key：已保存（…k7Qw）')).toBeTruthy();
+    expect(
+      within(drawer).getByText('仅项目所有者或管理员可以添加、编辑或删除语音识别配置；你可以查看并测试。'),
+    ).toBeTruthy();
+    expect(within(drawer).getByRole('button', { name: '测试识别' })).toBeTruthy();
+    for (const name of ['添加语音识别配置', '编辑', '删除']) {
+      expect(within(drawer).queryByRole('button', { name })).toBeNull();
+    }
+  });
 });

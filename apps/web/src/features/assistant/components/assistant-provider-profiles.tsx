@@ -14,6 +14,7 @@ import {
 import { type ReactNode, useState } from 'react';
 import { zodRule } from '@/lib/form-rules';
 import { RequestError } from '@/lib/request';
+import { useUserStore } from '@/stores/user-store';
 
 // What the project's provider profiles (模型配置, 语音识别配置) share in the console: one drawer
 // listing them with 测试 / 编辑 / 删除, and a form whose key is write-only.
@@ -182,6 +183,8 @@ export function ProviderProfileDrawer<T extends ProviderProfile, R extends Profi
 }) {
   const [editing, setEditing] = useState<ProfileEditing<T> | null>(null);
   const [results, setResults] = useState<Record<string, R | string>>({});
+  // Profiles hold paid keys: members may read and test them, the server refuses their writes.
+  const canManage = useUserStore((state) => state.userInfo.isOwnerOrAdmin);
 
   const runTest = async (id: string) => {
     setResults(({ [id]: _, ...rest }) => rest);
@@ -198,7 +201,13 @@ export function ProviderProfileDrawer<T extends ProviderProfile, R extends Profi
     <Drawer title={title} open={open} onClose={onClose} size={520} destroyOnHidden>
       <div className="flex flex-col gap-4">
         <p className="text-sm text-gray-500">{intro}</p>
-        {editing ? (
+        {!canManage ? (
+          <Alert
+            type="info"
+            showIcon
+            title={`仅项目所有者或管理员可以添加、编辑或删除${title}；你可以查看并测试。`}
+          />
+        ) : editing ? (
           <div key={editing === 'new' ? 'new' : editing.id}>
             {renderForm(editing, () => setEditing(null))}
           </div>
@@ -234,21 +243,25 @@ export function ProviderProfileDrawer<T extends ProviderProfile, R extends Profi
                       >
                         {testLabel}
                       </Button>
-                      <Button type="link" size="small" onClick={() => setEditing(profile)}>
-                        编辑
-                      </Button>
-                      <Popconfirm
-                        title={`删除「${profile.name}」？`}
-                        description={deleteWarning}
-                        okText="删除"
-                        cancelText="取消"
-                        okButtonProps={{ danger: true }}
-                        onConfirm={() => remove.mutateAsync(profile.id).catch(() => undefined)}
-                      >
-                        <Button type="link" size="small" danger>
-                          删除
+                      {canManage && (
+                        <Button type="link" size="small" onClick={() => setEditing(profile)}>
+                          编辑
                         </Button>
-                      </Popconfirm>
+                      )}
+                      {canManage && (
+                        <Popconfirm
+                          title={`删除「${profile.name}」？`}
+                          description={deleteWarning}
+                          okText="删除"
+                          cancelText="取消"
+                          okButtonProps={{ danger: true }}
+                          onConfirm={() => remove.mutateAsync(profile.id).catch(() => undefined)}
+                        >
+                          <Button type="link" size="small" danger>
+                            删除
+                          </Button>
+                        </Popconfirm>
+                      )}
                     </Space>
                   </div>
                   {result !== undefined &&
