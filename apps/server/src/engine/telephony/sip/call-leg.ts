@@ -127,7 +127,9 @@ export class SipCallLeg implements CallLeg {
       const event = endpointer.push(pcm.subarray(offset, offset + FRAME_SAMPLES));
       if (!event) continue;
       if (event.type === 'speech_start') {
-        if (this.playing?.interruptible && !this.playing.bargedIn) {
+        // Without a recogniser the words would be thrown away: cutting the assistant off for
+        // them would leave the caller with neither the line nor an answer. Keys still cut in.
+        if (this.options.recognizer && this.playing?.interruptible && !this.playing.bargedIn) {
           this.playing.bargedIn = true;
           void this.options.media.stopPlayback().catch((err) => this.options.onError?.(err, 'barge-in'));
         }
