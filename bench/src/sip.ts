@@ -49,7 +49,9 @@ const EITHER_BYE_SCENARIO = path.join(FIXTURES, 'sipp-uac-either-bye.xml');
 const MINUTES = Number(process.env.SIP_BENCH_MINUTES ?? 1);
 const LEGS = Number(process.env.SIP_BENCH_LEGS ?? 200);
 /** Which parts run (all by default): the 10-minute pacing run need not repeat the others. */
-const PARTS = new Set((process.env.SIP_BENCH_PARTS ?? 'answer,pacing,row').split(',').map((p) => p.trim()));
+const PARTS = new Set(
+  (process.env.SIP_BENCH_PARTS ?? 'answer,pacing,row,failover').split(',').map((p) => p.trim()),
+);
 const RATE = 30;
 const CALLS_UP = 200;
 const ANSWER_CALLS = 600;
