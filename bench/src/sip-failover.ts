@@ -260,7 +260,7 @@ export async function failoverBench(sipp: string | null): Promise<BudgetResult[]
   const victim = withKill.victim;
   const victimCalls = victim?.answered ?? new Set<string>();
   // Up on the victim at the kill: answered there, and the caller's BYE never got its 200.
-  const lost = all.filter(([_id, c]) => c.invite === 200 && c.bye !== 200);
+  const lost = all.filter(([, c]) => c.invite === 200 && c.bye !== 200);
   const lostOnVictim = lost.filter(([id]) => victimCalls.has(id)).length;
   // Kamailio's timers tick coarsely: a call moved on after 1.5 s can show 1.48 s at the caller.
   const waited = after.setupMs.filter((ms) => ms >= FIRST_REPLY_MS * 0.9).length;
