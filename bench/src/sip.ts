@@ -15,25 +15,29 @@
 //           baseline: the probe's CPU for the same packets (bare UDP I/O, nothing decoded).
 //  in a row 600 calls, half hung up by us and half by SIPp: 0 failures, then 0 transactions,
 //           dialogs, legs and RTP ports once RFC 3261's timers (64·T1) have run out.
+//  failover two worker processes (the same worker) behind deploy/kamailio/kamailio.cfg, one
+//           killed with SIGKILL at mid-run of 20 calls/s: 0 failed new INVITEs; baseline: the
+//           same run with both alive (sip-failover.ts).
 import dgram from 'node:dgram';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { systemClock } from '../../apps/server/src/engine/clock';
+import { fileURLToPath } from 'node:url';
 import { loadVad, type Vad } from '../../apps/server/src/engine/speech/vad';
-import { MediaEngine } from '../../apps/server/src/engine/telephony/media/media-engine';
 import {
-  createSipAdapter,
-  type LegMedia,
-  type SipAdapter,
-} from '../../apps/server/src/engine/telephony/sip/sip-adapter';
-import { createSipStack, type SipStack } from '../../apps/server/src/engine/telephony/sip/stack';
-import { type Child, type Scope, spawnChild, tempDir, withScope } from './lib/proc';
+  type Child,
+  nextMessage,
+  type Scope,
+  spawnChild,
+  spawnTsModule,
+  tempDir,
+  withScope,
+} from './lib/proc';
 import { type BudgetResult, budget, fmtInt, fmtMs, fmtRatio, table } from './lib/report';
 import type { ProbeMessage, ProbeReport, ProbeRequest } from './lib/rtp-probe';
+import { type SipWorker, startSipWorker } from './lib/sip-worker';
+import { FAILOVER_RATE, FAILOVER_SECONDS, failoverBench } from './sip-failover';
 
 const SIPP = '/usr/bin/sipp';
 const HOST = '127.0.0.1';
@@ -45,7 +49,9 @@ const EITHER_BYE_SCENARIO = path.join(FIXTURES, 'sipp-uac-either-bye.xml');
 const MINUTES = Number(process.env.SIP_BENCH_MINUTES ?? 1);
 const LEGS = Number(process.env.SIP_BENCH_LEGS ?? 200);
 /** Which parts run (all by default): the 10-minute pacing run need not repeat the others. */
-const PARTS = new Set((process.env.SIP_BENCH_PARTS ?? 'answer,pacing,row').split(',').map((p) => p.trim()));
+const PARTS = new Set(
+  (process.env.SIP_BENCH_PARTS ?? 'answer,pacing,row,failover').split(',').map((p) => p.trim()),
+);
 const RATE = 30;
 const CALLS_UP = 200;
 const ANSWER_CALLS = 600;
@@ -69,25 +75,6 @@ const min = (values: number[]) => values.reduce((a, b) => Math.min(a, b), Number
 const fmtMs1 = (ms: number) => `${ms.toFixed(1)} ms`;
 const fmtMiB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 const fmtCores = (share: number) => `${share.toFixed(2)} core`;
-
-/** The bench's "voice": the text is how many ms of 440 Hz tone to say. */
-const tones = new Map<number, Int16Array>();
-const toneMedia: LegMedia = {
-  recognizer: null,
-  synthesize: async (text) => {
-    const samples = Math.round((Number(text) || 1000) * 8);
-    // Computed once per length: 200 legs each asking for a second of tone every second would
-    // otherwise put the bench's own sine arithmetic on the main thread it measures.
-    let tone = tones.get(samples);
-    if (!tone) {
-      tone = Int16Array.from({ length: samples }, (_, i) =>
-        Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 8000)),
-      );
-      tones.set(samples, tone);
-    }
-    return tone;
-  },
-};
 
 function freeUdpPort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -125,38 +112,19 @@ interface Probe {
 }
 
 async function startProbe(scope: Scope): Promise<Probe> {
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-  const child = spawnChild(
-    scope,
-    'rtp-probe',
-    process.execPath,
-    ['--import', tsx, path.join(here, 'lib', 'rtp-probe.ts')],
-    { cwd: here, env: { ...process.env, PROBE_HOST: HOST }, ipc: true },
-  );
+  const child = spawnTsModule(scope, 'rtp-probe', path.join(here, 'lib', 'rtp-probe.ts'), {
+    PROBE_HOST: HOST,
+  });
   const send = (request: ProbeRequest) => child.proc.send(request);
   scope.defer(() => {
     if (!child.hasExited() && child.proc.connected) send({ type: 'stop' });
   });
-  const waitFor = <T extends ProbeMessage['type']>(type: T, timeoutMs: number) =>
-    new Promise<Extract<ProbeMessage, { type: T }>>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        child.proc.off('message', onMessage);
-        reject(new Error(`the RTP probe sent no ${type} within ${timeoutMs} ms\n${child.output()}`));
-      }, timeoutMs);
-      const onMessage = (message: ProbeMessage) => {
-        if (message.type !== type) return;
-        clearTimeout(timer);
-        child.proc.off('message', onMessage);
-        resolve(message as Extract<ProbeMessage, { type: T }>);
-      };
-      child.proc.on('message', onMessage);
-    });
-  const { port } = await waitFor('ready', 30_000);
+  const { port } = await nextMessage<ProbeMessage, 'ready'>(child, 'ready', 30_000);
   return {
     port,
     mark: () => send({ type: 'mark' }),
     async report() {
-      const reply = waitFor('report', 30_000);
+      const reply = nextMessage<ProbeMessage, 'report'>(child, 'report', 30_000);
       send({ type: 'report' });
       return (await reply).report;
     },
@@ -274,88 +242,28 @@ function eitherByeScenario(scope: Scope, byeTimeoutMs: number): string {
 
 // --- The process under test -------------------------------------------------------------------
 
-interface UnderTest {
-  stack: SipStack;
-  engine: MediaEngine;
-  adapter: SipAdapter;
-  sipPort: number;
-  offered: number;
-  answered: number;
-  peakLegs: number;
-  endedByUs: number;
-  endedByFarEnd: number;
-  failures: string[];
-}
-
 /**
- * A fresh stack, media worker and adapter (as sip-runtime builds them, minus screening), with
- * an auto-answer handler: `hangupAfterMs(n)` for the n-th call says how long we play the tone
- * before hanging up ourselves, or null to play until the far end hangs up.
+ * A fresh worker (lib/sip-worker.ts: stack, media worker and adapter as sip-runtime builds them,
+ * minus screening) in this process: `hangupAfterMs(n)` for the n-th call says how long we play
+ * the tone before hanging up ourselves, or null to play until the far end hangs up.
  */
 async function startUnderTest(
   scope: Scope,
   vad: Vad,
   hangupAfterMs: (index: number) => number | null,
-): Promise<UnderTest> {
-  const dir = tempDir(scope, 'sip-recordings');
-  const stack = await createSipStack({ host: HOST, port: 0, protocols: ['udp'], t1: T1_MS });
-  scope.defer(() => stack.close());
+): Promise<SipWorker> {
   // Even ports only, one per leg: a range of 1,000 holds 500 legs.
   const rtpBase = 20_000 + 2 * Math.floor(Math.random() * 10_000);
-  const engine = await MediaEngine.start({
+  return startSipWorker(scope, {
+    vad,
+    host: HOST,
+    sipPort: 0,
     rtpPortMin: rtpBase,
     rtpPortMax: rtpBase + 999,
-    bindAddress: HOST,
+    recordingDir: tempDir(scope, 'sip-recordings'),
+    t1: T1_MS,
+    hangupAfterMs,
   });
-  scope.defer(() => engine.close());
-  const failures: string[] = [];
-  const note = (context: string, err: unknown) => {
-    if (failures.length < 20)
-      failures.push(`${context}: ${err instanceof Error ? err.message : String(err)}`);
-  };
-  const adapter = createSipAdapter({
-    stack,
-    media: engine,
-    vad,
-    clock: systemClock,
-    mediaAddress: HOST,
-    recordingDir: dir,
-    defaultMedia: () => toneMedia,
-    onError: (err, context) => note(context, err),
-  });
-  scope.defer(() => adapter.close());
-  const state: UnderTest = {
-    stack,
-    engine,
-    adapter,
-    sipPort: stack.transport.local.port,
-    offered: 0,
-    answered: 0,
-    peakLegs: 0,
-    endedByUs: 0,
-    endedByFarEnd: 0,
-    failures,
-  };
-  adapter.onInbound((offer) => {
-    const index = state.offered++;
-    void (async () => {
-      const leg = await offer.answer(toneMedia);
-      state.answered++;
-      state.peakLegs = Math.max(state.peakLegs, adapter.activeLegs);
-      void leg.whenEnded.then((end) => {
-        if (end.by === 'local') state.endedByUs++;
-        else state.endedByFarEnd++;
-      });
-      const after = hangupAfterMs(index);
-      if (after !== null) {
-        await leg.say(String(after), { interruptible: false });
-        await leg.hangup();
-        return;
-      }
-      while (!leg.ended) await leg.say('1000', { interruptible: false });
-    })().catch((err) => note(`call ${index}`, err));
-  });
-  return state;
 }
 
 async function waitUntil(check: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 100) {
@@ -728,32 +636,43 @@ async function rowBench(vad: Vad, probe: Probe): Promise<BudgetResult[]> {
 }
 
 export async function sipBenchmark(): Promise<BudgetResult[]> {
-  if (!fs.existsSync(SIPP)) {
+  const unknown = [...PARTS].filter((p) => !['answer', 'pacing', 'row', 'failover'].includes(p));
+  if (unknown.length > 0)
+    throw new Error(`SIP_BENCH_PARTS: unknown ${unknown.join(', ')} (answer, pacing, row, failover)`);
+  const inProcess = ['answer', 'pacing', 'row'].some((p) => PARTS.has(p));
+  // Without SIPp nothing here can run; only the failover part, which needs Kamailio too, says SKIP.
+  if (inProcess && !fs.existsSync(SIPP)) {
     throw new Error(`${SIPP} is missing: install Debian's sip-tester (.ci/run does) to run the SIP bench`);
   }
   if (!(MINUTES > 0) || !(LEGS > 0)) throw new Error('SIP_BENCH_MINUTES and SIP_BENCH_LEGS must be positive');
-  const unknown = [...PARTS].filter((p) => !['answer', 'pacing', 'row'].includes(p));
-  if (unknown.length > 0)
-    throw new Error(`SIP_BENCH_PARTS: unknown ${unknown.join(', ')} (answer, pacing, row)`);
   console.log(
     `  ${os.availableParallelism()} cores; pacing window ${MINUTES} min (SIP_BENCH_MINUTES), ${LEGS} legs (SIP_BENCH_LEGS)`,
   );
-  return withScope(async (scope) => {
-    const vad = await loadVad();
-    const probe = await startProbe(scope);
-    const results: BudgetResult[] = [];
-    if (PARTS.has('answer')) {
-      console.log('  -- answer: INVITE → 200, SIPp uac at 30 calls/s, 200 calls up');
-      results.push(...(await answerBench(vad, probe)));
-    }
-    if (PARTS.has('pacing')) {
-      console.log(`  -- pacing and legs: ${LEGS} legs for ${MINUTES} min`);
-      results.push(...(await pacingBench(vad, probe)));
-    }
-    if (PARTS.has('row')) {
-      console.log(`  -- in a row: ${ROW_CALLS} calls, then leak checks`);
-      results.push(...(await rowBench(vad, probe)));
-    }
-    return results;
-  });
+  const results: BudgetResult[] = [];
+  if (inProcess) {
+    await withScope(async (scope) => {
+      const vad = await loadVad();
+      const probe = await startProbe(scope);
+      if (PARTS.has('answer')) {
+        console.log('  -- answer: INVITE → 200, SIPp uac at 30 calls/s, 200 calls up');
+        results.push(...(await answerBench(vad, probe)));
+      }
+      if (PARTS.has('pacing')) {
+        console.log(`  -- pacing and legs: ${LEGS} legs for ${MINUTES} min`);
+        results.push(...(await pacingBench(vad, probe)));
+      }
+      if (PARTS.has('row')) {
+        console.log(`  -- in a row: ${ROW_CALLS} calls, then leak checks`);
+        results.push(...(await rowBench(vad, probe)));
+      }
+    });
+  }
+  if (PARTS.has('failover')) {
+    console.log(
+      `  -- failover: Kamailio in front of two worker processes, ${FAILOVER_RATE} calls/s for ` +
+        `${FAILOVER_SECONDS} s (SIP_BENCH_FAILOVER_SECONDS); once as a baseline, once with kill -9 of one at mid-run`,
+    );
+    results.push(...(await failoverBench(fs.existsSync(SIPP) ? SIPP : null)));
+  }
+  return results;
 }

@@ -1,20 +1,34 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
 
 // Everything a benchmark starts is tracked here as well as in its own Scope, so that a
 // Ctrl-C or a crash in the runner still leaves no server holding a port or a temp dir behind.
 const liveChildren = new Set<ChildProcess>();
 const liveDirs = new Set<string>();
+const liveOthers = new Set<() => void>();
+
+/**
+ * Adds a synchronous kill to the last-resort cleanup, for processes started by someone else's
+ * code (Kamailio, in a process group of its own that a Ctrl-C does not reach); returns its removal.
+ */
+export function atEmergency(kill: () => void): () => void {
+  liveOthers.add(kill);
+  return () => liveOthers.delete(kill);
+}
 
 /** Last-resort, synchronous cleanup for process exit and signals: no time for graceful stops. */
 export function emergencyCleanup(): void {
   for (const child of liveChildren) child.kill('SIGKILL');
   liveChildren.clear();
+  for (const kill of liveOthers) kill();
+  liveOthers.clear();
   for (const dir of liveDirs) fs.rmSync(dir, { recursive: true, force: true });
   liveDirs.clear();
 }
@@ -165,6 +179,49 @@ export function spawnChild(
   };
   scope.defer(() => child.stop());
   return child;
+}
+
+/**
+ * A TypeScript module of the bench (an RTP probe, a SIP worker) in a node process of its own,
+ * with Node's message channel open: its timing then does not depend on the bench's process.
+ */
+export function spawnTsModule(scope: Scope, name: string, script: string, env: NodeJS.ProcessEnv): Child {
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+  return spawnChild(scope, name, process.execPath, ['--import', tsx, script], {
+    cwd: path.dirname(script),
+    env: { ...process.env, ...env },
+    ipc: true,
+  });
+}
+
+/** The child's next IPC message of this type; fails after timeoutMs, or at once if the child exits. */
+export function nextMessage<M extends { type: string }, T extends M['type']>(
+  child: Child,
+  type: T,
+  timeoutMs: number,
+): Promise<Extract<M, { type: T }>> {
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      clearTimeout(timer);
+      child.proc.off('message', onMessage);
+      child.proc.off('exit', onExit);
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`${child.name} sent no ${type} within ${timeoutMs} ms\n${child.output()}`));
+    }, timeoutMs);
+    const onMessage = (message: M) => {
+      if (message.type !== type) return;
+      done();
+      resolve(message as Extract<M, { type: T }>);
+    };
+    const onExit = () => {
+      done();
+      reject(new Error(`${child.name} exited before sending ${type}\n${child.output()}`));
+    };
+    child.proc.on('message', onMessage);
+    child.proc.once('exit', onExit);
+  });
 }
 
 export interface HttpResponse {

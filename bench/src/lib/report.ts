@@ -3,12 +3,20 @@ export interface BudgetResult {
   name: string;
   pass: boolean;
   detail: string;
+  /** Not measured (a tool it needs is missing): neither a pass nor a failure, and said so. */
+  skipped?: boolean;
 }
 
 /** Prints the verdict as soon as it is known, so a later crash does not hide it. */
 export function budget(name: string, pass: boolean, detail: string): BudgetResult {
   console.log(`  ${pass ? 'PASS' : 'FAIL'}  ${name}: ${detail}`);
   return { name, pass, detail };
+}
+
+/** A budget that could not be measured here, printed as loudly as a verdict. */
+export function skipped(name: string, reason: string): BudgetResult {
+  console.log(`  SKIP  ${name}: ${reason}`);
+  return { name, pass: true, detail: reason, skipped: true };
 }
 
 export const fmtInt = (n: number) => Math.round(n).toLocaleString('en-US');

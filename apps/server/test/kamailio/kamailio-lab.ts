@@ -186,6 +186,9 @@ export interface CallResult {
   invite?: number;
   /** Final status of the BYE, if one arrived. */
   bye?: number;
+  /** When the first INVITE left and when its final response came, epoch ms (SIPp's clock). */
+  inviteSentAt?: number;
+  inviteFinalAt?: number;
 }
 
 export interface CallerRun {
@@ -458,13 +461,18 @@ export class KamailioLab {
     const text = fs.existsSync(trace) ? fs.readFileSync(trace, 'utf8') : '';
     for (const line of text.split('\n')) {
       // date, time, epoch, S(ent)/R(eceived), Call-ID, "CSeq:<n> <method>", start line
-      const [, , , direction, callId, cseq, startLine] = line.split('\t');
+      const [, , epoch, direction, callId, cseq, startLine] = line.split('\t');
       if (!callId || !cseq || !startLine) continue;
       const call = calls.get(callId) ?? {};
       calls.set(callId, call);
+      const at = Number(epoch) * 1000;
+      if (direction === 'S' && startLine.startsWith('INVITE ')) call.inviteSentAt ??= at;
       const status = Number(/^SIP\/2\.0 (\d{3})/.exec(startLine)?.[1]);
       if (direction !== 'R' || !(status >= 200)) continue;
-      if (cseq.endsWith(' INVITE')) call.invite = status;
+      if (cseq.endsWith(' INVITE')) {
+        call.invite = status;
+        call.inviteFinalAt ??= at;
+      }
       if (cseq.endsWith(' BYE')) call.bye = status;
     }
     // A caller still on the line when the test ends is killed by close(): not a failure.
