@@ -56,8 +56,10 @@ afterAll(async () => {
   for (const sipp of sipps) sipp.kill();
   await context?.close();
   // The number first: a trunk with numbers on it is someone's line.
-  if (number) await api.call('DELETE', `/numbers/${number}`).catch(() => undefined);
-  if (trunkId) await api.call('DELETE', `/trunks/${trunkId}`).catch(() => undefined);
+  // Said, not thrown: a failed clean-up must not hide the test's own failure.
+  const loud = (what: string) => (err: unknown) => console.warn(`clean-up: ${what} not deleted:`, err);
+  if (number) await api.call('DELETE', `/numbers/${number}`).catch(loud(`number ${number}`));
+  if (trunkId) await api.call('DELETE', `/trunks/${trunkId}`).catch(loud(`trunk ${trunkId}`));
   await browser?.close();
   if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 });
