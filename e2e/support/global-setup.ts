@@ -23,6 +23,8 @@ declare module 'vitest' {
     oemName: string;
     /** The logo as the server hands it out: a data: URI of the file given to `oem:set --logo`. */
     oemLogo: string;
+    /** The server's SIP port (UDP and TCP on 127.0.0.1), for a test that calls it as a carrier would. */
+    sipPort: number;
   }
 }
 
@@ -86,6 +88,7 @@ function forwardLoopback(fromHost: string, port: number): Promise<{ close: () =>
 export default async function setup(project: TestProject) {
   const dataDir = tempDir('e2e-data');
   const logoFile = path.join(dataDir, 'partner-logo.svg');
+  let sipPort = 0;
   let server: RunningServer | undefined;
   let forwarder: { close: () => Promise<void> } | undefined;
   try {
@@ -103,7 +106,7 @@ export default async function setup(project: TestProject) {
     );
     admin(dataDir, 'project:update', '--owner', DISABLED_EMAIL, '--disabled', 'true');
     admin(dataDir, 'oem:set', '--host', OEM_HOST, '--name', OEM_NAME, '--logo', logoFile);
-    const sipPort = await freePortRange(1, { tcp: true });
+    sipPort = await freePortRange(1, { tcp: true });
     const rtpPortMin = await freePortRange(RTP_PORTS, { band: PORT_BANDS.rtp });
     server = await startServer(
       // Vitest sets NODE_ENV=test, and `npm start` builds a stale console with it: vite then bundles
@@ -139,6 +142,7 @@ export default async function setup(project: TestProject) {
   project.provide('disabledPassword', DISABLED_PASSWORD);
   project.provide('oemBaseUrl', `http://${OEM_HOST}:${server.port}`);
   project.provide('oemName', OEM_NAME);
+  project.provide('sipPort', sipPort);
   project.provide('oemLogo', `data:image/svg+xml;base64,${Buffer.from(OEM_LOGO_SVG).toString('base64')}`);
   return async () => {
     await forwarder?.close();
