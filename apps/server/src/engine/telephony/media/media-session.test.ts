@@ -400,8 +400,10 @@ describe('RtpSession bridge', () => {
     expect(levels.filter((v) => Math.abs(v - 3000) < 150)).toHaveLength(10);
     expect(b.sent.every((s) => s.address === PCMU_REMOTE.address)).toBe(true);
     // The first voiced packet starts a talk spurt.
-    expect(toB.find((s) => Math.abs((decodeG711('PCMU', s.packet.payload)[0] as number) - 3000) < 150)?.packet
-      .marker).toBe(true);
+    expect(
+      toB.find((s) => Math.abs((decodeG711('PCMU', s.packet.payload)[0] as number) - 3000) < 150)?.packet
+        .marker,
+    ).toBe(true);
     expect(a.events.filter((e) => e.type === 'audio')).toEqual([]);
     // And the other way: what B hears goes to A's far end.
     for (let i = 0; i < 5; i++) {

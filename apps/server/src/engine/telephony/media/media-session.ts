@@ -85,8 +85,7 @@ export class RtpSession {
   private readonly inactivityTimeoutMs: number;
   private mediaTicks = 0;
   private recorder: FrameRecorder | null;
-  private recordingStopped: Promise<{ recordingPath: string | null; recordingError?: string }> | null =
-    null;
+  private recordingStopped: Promise<{ recordingPath: string | null; recordingError?: string }> | null = null;
   /**
    * The session this one is bridged to (a transfer's second leg when the line refused REFER):
    * each plays out what the other hears, and the assistant is out of the conversation.

@@ -462,12 +462,10 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
     });
     const ringTimeout = new AbortController();
     const timer = new AbortController();
-    clock
-      .sleep(request.ringTimeoutMs ?? options.ringTimeoutMs ?? DEFAULT_RING_TIMEOUT_MS, timer.signal)
-      .then(
-        () => ringTimeout.abort(),
-        () => undefined,
-      );
+    clock.sleep(request.ringTimeoutMs ?? options.ringTimeoutMs ?? DEFAULT_RING_TIMEOUT_MS, timer.signal).then(
+      () => ringTimeout.abort(),
+      () => undefined,
+    );
     const signal = request.signal
       ? AbortSignal.any([request.signal, ringTimeout.signal])
       : ringTimeout.signal;
