@@ -453,6 +453,30 @@ describe('RtpSession bridge', () => {
     expect(a.events.filter((e) => e.type === 'dtmf')).toEqual([]);
   });
 
+  it('keeps the delay of the bridged voice the same after a key was sent in its place', () => {
+    const { a, b, tickBoth } = bridgedPair();
+    a.session.bridge(b.session);
+    // Each frame the caller sends carries its own level, so B's packets show which one they are.
+    let level = 1000;
+    const lagAfterOneFrame = () => {
+      a.farEnd({ payload: encodeG711('PCMA', frameOf(level)) });
+      tickBoth();
+      const sentLevel = decodeG711(
+        'PCMU',
+        (b.sent.at(-1) as (typeof b.sent)[number]).packet.payload,
+      )[0] as number;
+      const lag = Math.round((level - sentLevel) / 100);
+      level += 100;
+      return lag;
+    };
+    for (let i = 0; i < 6; i++) lagAfterOneFrame();
+    const before = lagAfterOneFrame();
+    b.session.sendDtmf('1', () => {});
+    for (let i = 0; i < 12; i++) lagAfterOneFrame();
+    expect(b.sent.some((s) => s.packet.payloadType === 96)).toBe(true);
+    expect(lagAfterOneFrame()).toBe(before);
+  });
+
   it('drops a key for a side that agreed no telephone-event', () => {
     const { a, b, tickBoth } = bridgedPair({ bRemote: { ...PCMU_REMOTE, telephoneEventPt: null } });
     a.session.bridge(b.session);

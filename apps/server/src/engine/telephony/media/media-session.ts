@@ -374,6 +374,9 @@ export class RtpSession {
           target,
         );
         this.speaking = false;
+        // The key takes the place of the bridged party's voice for this tick; keeping the frame
+        // would delay everything they say from now on by one more frame per key packet.
+        if (this.peer) this.bridgedFrames.shift();
       } else {
         said = this.nextOutgoingFrame();
         const startsTalkSpurt = said !== null && !this.speaking;
