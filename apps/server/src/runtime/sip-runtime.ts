@@ -188,6 +188,13 @@ export async function startSipRuntime(options: {
     mediaAddress: externalHost,
     recordingDir: options.recordingDir,
     defaultMedia: () => legMedia({ voiceId: 'cmn', speed: 1, volume: 80 }, null),
+    // An inbound call's transfer leg goes out through the trunk the call came in on, straight
+    // to it (as outbound calls do), with the number the caller dialled as the caller-ID.
+    inboundRoute: ({ source, request, ourNumber }) => {
+      const caller = screening.callerAddress(request, source);
+      const trunk = caller ? (matchPeer(caller) ?? registrarAddresses.get(caller) ?? null) : null;
+      return trunk ? routeOf(trunk, ourNumber, ourNumber) : null;
+    },
     onError: (err, context) => log.warn({ err, context }, 'sip call step failed'),
   });
 

@@ -44,6 +44,11 @@ export interface ScreenCounters {
 
 export interface InviteScreen {
   screen(request: SipRequest, source: RequestSource): ScreenVerdict;
+  /**
+   * The caller's address as screen() judges it (X-Source-Addr from a listed proxy, else the
+   * packet's source); null from a proxy that did not say. A transfer leg goes back to its trunk.
+   */
+  callerAddress(request: SipRequest, source: RequestSource): string | null;
   readonly counters: ScreenCounters;
 }
 
@@ -89,23 +94,25 @@ export function createInviteScreen(options: InviteScreenOptions): InviteScreen {
   const counters: ScreenCounters = { refused: 0, flooded: 0, drained: 0, unattributed: 0 };
   const bursts = new Map<string, { second: number; count: number }>();
 
+  const callerAddress = (request: SipRequest, source: RequestSource): string | null => {
+    if (!fromProxy(source)) return unmapped(source.address);
+    return parseSourceAddr(request.headers.getAll('X-Source-Addr'))?.address ?? null;
+  };
+
   return {
     counters,
+    callerAddress,
     screen(request, source) {
       if (options.draining()) {
         counters.drained++;
         return { status: 503, reason: 'Service Unavailable' };
       }
-      let caller = unmapped(source.address);
-      if (fromProxy(source)) {
-        const claimed = parseSourceAddr(request.headers.getAll('X-Source-Addr'));
-        if (!claimed) {
-          // Kamailio's configuration always sets it: without it nobody knows who is calling.
-          counters.unattributed++;
-          counters.refused++;
-          return { status: 403, reason: 'Forbidden' };
-        }
-        caller = claimed.address;
+      const caller = callerAddress(request, source);
+      if (caller === null) {
+        // Kamailio's configuration always sets it: without it nobody knows who is calling.
+        counters.unattributed++;
+        counters.refused++;
+        return { status: 403, reason: 'Forbidden' };
       }
       if (!options.trunkFor(caller)) {
         // SIP scanners probe every public port: refuse, count, and say nothing more.

@@ -83,6 +83,10 @@ export interface CallLeg {
   sendDtmf(digits: string): Promise<void>;
   /** Bridges the callee to a human at `number`; resolves when the transfer leg was set up or failed. */
   transfer(number: string): Promise<{ ok: boolean; detail?: string }>;
+  /**
+   * Ends the call. After a transfer the SIP adapter bridged itself (the line refused REFER),
+   * it ends only the assistant's part: the callee and the human stay connected.
+   */
   hangup(): Promise<void>;
   /** Set once the call is over; `by` says which side ended it. */
   readonly ended: { by: LegEndBy; at: number } | null;

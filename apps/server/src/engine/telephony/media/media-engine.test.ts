@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readWav } from '../../speech/wav';
+import { DtmfSender, decodeTelephoneEvent } from './dtmf';
 import { decodeG711, encodeG711 } from './g711';
 import { MediaEngine, type MediaSession, type RemoteMedia } from './media-engine';
 import { parseRtp, type RtpPacket, serializeRtp } from './rtp';
@@ -303,6 +304,65 @@ describe('MediaEngine on loopback', () => {
     expect(packets.length).toBeGreaterThan(3);
     expect(result.recordingPath).toBeNull();
     expect(result.recordingError).toMatch(/cannot write the recording/);
+  });
+
+  it('bridges two calls: the tone one caller sends reaches the other in its own codec, keys cross, the first recording is already final', async () => {
+    const caller = await rawPeer();
+    const human = await rawPeer();
+    const file = path.join(dir, 'bridged-first.wav');
+    const first = await engine.open({ callId: 'bridged-first', recordingPath: file });
+    const second = await engine.open({ callId: 'bridged-second' });
+    await first.setRemote(remoteFor(caller.port));
+    await second.setRemote(remoteFor(human.port, { codec: 'PCMU', payloadType: 0 }));
+    const audio: Int16Array[] = [];
+    first.on('audio', (pcm) => audio.push(pcm));
+    await first.setForwardAudio(true);
+    const unfinished = first.play(tone(700, 2000));
+    await sleep(100);
+    const stopped = await first.stopRecording();
+    expect(stopped).toEqual({ recordingPath: file });
+    const header = fs.readFileSync(file);
+    // Finalised: the header's data length is patched in (the recording worker waits for it).
+    expect(header.readUInt32LE(40)).toBeGreaterThan(0);
+    expect(header.readUInt32LE(40)).toBe(header.length - 44);
+    const wav = readWav(header);
+    await engine.bridge(first, second);
+    expect((await unfinished).interrupted).toBe(true);
+    const bridgedAt = performance.now();
+    for (let i = 0; i < 25; i++) {
+      caller.send(first.localPort, encodeG711('PCMA', tone(1000, 20)));
+      await sleep(20);
+    }
+    await sleep(150);
+    const toHuman = human.received.filter((r) => r.at > bridgedAt && r.packet.payloadType === 0);
+    const heard = Int16Array.from(toHuman.flatMap((r) => [...decodeG711('PCMU', r.packet.payload)]));
+    expect(voicedFrames(heard).length).toBeGreaterThanOrEqual(20);
+    const voiced = voicedFrames(heard);
+    const middle = heard.subarray(((voiced[2] as number) + 0) * 160, (voiced.at(-3) as number) * 160);
+    expect(frequencyOf(middle)).toBeCloseTo(1000, -2);
+    // The assistant no longer hears the caller.
+    const forwardedAfter = audio.length;
+    await sleep(100);
+    expect(audio.length).toBe(forwardedAfter);
+    // A key the human presses goes on to the caller as telephone events.
+    const sender = new DtmfSender();
+    sender.enqueue('5');
+    for (let packet = sender.next(8000); packet; packet = sender.next(8000)) {
+      human.send(second.localPort, packet.payload, 101);
+      await sleep(20);
+    }
+    await sleep(100);
+    const events = caller.received
+      .filter((r) => r.packet.payloadType === 101)
+      .map((r) => decodeTelephoneEvent(r.packet.payload)?.event);
+    expect(events.length).toBeGreaterThan(0);
+    expect(new Set(events)).toEqual(new Set([5]));
+    const [firstResult] = await Promise.all([first.close(), second.close()]);
+    expect(firstResult.recordingPath).toBe(file);
+    // Nothing of the bridged conversation was appended after stopRecording.
+    expect(readWav(fs.readFileSync(file)).dataBytes).toBe(wav.dataBytes);
+    caller.close();
+    human.close();
   });
 
   it('runs out of ports with a clear error and reuses a released one', async () => {

@@ -13,6 +13,7 @@ import {
   type MediaSessionResult,
   type PlayOutcome,
   type RemoteMedia,
+  type StoppedRecording,
   type WorkerOutbound,
   type WorkerRequest,
 } from './protocol';
@@ -25,6 +26,7 @@ export type {
   MediaSessionResult,
   PlayOutcome,
   RemoteMedia,
+  StoppedRecording,
 };
 export { MediaError };
 
@@ -108,6 +110,20 @@ export class MediaSession extends EventEmitter<MediaSessionEvents> {
   /** Turns the `audio` events on (for speech recognition) or off. */
   async setForwardAudio(on: boolean): Promise<void> {
     await this.call({ op: 'setForwardAudio', sessionId: this.sessionId, on });
+  }
+
+  /**
+   * Finalises the recording now (the file is complete once this resolves); the media goes on
+   * unrecorded. close() reports the same file. Used when a transfer bridges the caller to a
+   * second leg: the assistant's call ends there, and so does its recording.
+   */
+  stopRecording(): Promise<StoppedRecording> {
+    return this.call({ op: 'stopRecording', sessionId: this.sessionId }) as Promise<StoppedRecording>;
+  }
+
+  /** Ends a bridge made by MediaEngine.bridge(), on both sessions. Closing either ends it too. */
+  async unbridge(): Promise<void> {
+    await this.call({ op: 'unbridge', sessionId: this.sessionId });
   }
 
   /** Stops the media, frees the port and finalises the recording. Safe to call twice. */
@@ -199,6 +215,17 @@ export class MediaEngine extends EventEmitter<MediaEngineEvents> {
     const session = new MediaSession(this, sessionId, options.callId, localPort);
     this.sessions.set(sessionId, session);
     return session;
+  }
+
+  /**
+   * Joins two open sessions of this engine: each sends the other's received audio (after its
+   * jitter buffer; G.711 is decoded and re-encoded, so PCMA and PCMU meet), RFC 4733 keys cross
+   * where the other side agreed telephone-event, and speech still queued on either is dropped.
+   * While bridged neither forwards `audio` or `dtmf` events (nobody is listening for the
+   * assistant any more); `inactive` still fires. Ends with unbridge() or close() of either.
+   */
+  async bridge(a: MediaSession, b: MediaSession): Promise<void> {
+    await this.request({ op: 'bridge', sessionId: a.sessionId, peerId: b.sessionId });
   }
 
   stats(): Promise<MediaEngineStats> {

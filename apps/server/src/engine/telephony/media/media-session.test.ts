@@ -365,3 +365,170 @@ describe('RtpSession close', () => {
     await expect(session.close()).rejects.toMatchObject({ code: 'NO_SUCH_SESSION' });
   });
 });
+
+describe('RtpSession bridge', () => {
+  const PCMU_REMOTE: RemoteMedia = { ...REMOTE, address: '192.0.2.20', codec: 'PCMU', payloadType: 0 };
+
+  /** Two sessions as the worker steps them: both tick in the same 20 ms turn. */
+  function bridgedPair(options: { bRemote?: RemoteMedia } = {}) {
+    const a = harness();
+    const b = harness();
+    a.session.setRemote(REMOTE, 0);
+    b.session.setRemote(options.bRemote ?? PCMU_REMOTE, 0);
+    const tickBoth = (count = 1) => {
+      for (let i = 0; i < count; i++) {
+        a.tick();
+        b.tick();
+      }
+    };
+    return { a, b, tickBoth };
+  }
+
+  it('sends each side what the other hears, PCMA in and PCMU out, and stops forwarding it to the assistant', () => {
+    const { a, b, tickBoth } = bridgedPair();
+    a.session.setForwardAudio(true);
+    a.session.bridge(b.session);
+    // One packet a tick, as a phone sends them.
+    for (let i = 0; i < 10; i++) {
+      a.farEnd({ payload: encodeG711('PCMA', frameOf(3000)) });
+      tickBoth();
+    }
+    tickBoth(6);
+    const toB = b.sent.filter((s) => s.packet.payloadType === 0);
+    const levels = toB.map((s) => decodeG711('PCMU', s.packet.payload)[0] as number);
+    // The caller's ten frames arrive at the other side, near 3000 through both codecs, in order.
+    expect(levels.filter((v) => Math.abs(v - 3000) < 150)).toHaveLength(10);
+    expect(b.sent.every((s) => s.address === PCMU_REMOTE.address)).toBe(true);
+    // The first voiced packet starts a talk spurt.
+    expect(
+      toB.find((s) => Math.abs((decodeG711('PCMU', s.packet.payload)[0] as number) - 3000) < 150)?.packet
+        .marker,
+    ).toBe(true);
+    expect(a.events.filter((e) => e.type === 'audio')).toEqual([]);
+    // And the other way: what B hears goes to A's far end.
+    for (let i = 0; i < 5; i++) {
+      b.farEnd({ payloadType: 0, payload: encodeG711('PCMU', frameOf(-1500)) });
+      tickBoth();
+    }
+    tickBoth(6);
+    const toA = a.sent.slice(-11).map((s) => decodeG711('PCMA', s.packet.payload)[0] as number);
+    expect(toA.filter((v) => Math.abs(v + 1500) < 100)).toHaveLength(5);
+  });
+
+  it('drops the speech still queued on either side, and plays nothing new while bridged', () => {
+    const { a, b, tickBoth } = bridgedPair();
+    const queuedA = outcomes();
+    const queuedB = outcomes();
+    a.session.play(frameOf(2000, 1600), queuedA.done);
+    b.session.play(frameOf(2000, 1600), queuedB.done);
+    tickBoth(2);
+    a.session.bridge(b.session);
+    expect(queuedA.list).toEqual([{ playedMs: 40, interrupted: true }]);
+    expect(queuedB.list).toEqual([{ playedMs: 40, interrupted: true }]);
+    const late = outcomes();
+    a.session.play(frameOf(2000, 1600), late.done);
+    expect(late.list).toEqual([{ playedMs: 0, interrupted: true }]);
+    tickBoth(5);
+    // Nobody spoke on either far end: both sides send silence.
+    expect(a.sent.slice(-5).every((s) => s.packet.payload.every((byte) => byte === 0xd5))).toBe(true);
+    expect(b.sent.slice(-5).every((s) => s.packet.payload.every((byte) => byte === 0xff))).toBe(true);
+  });
+
+  it('sends a key pressed on one side on to the other as telephone events, not to the assistant', () => {
+    const { a, b, tickBoth } = bridgedPair();
+    a.session.bridge(b.session);
+    const sender = new DtmfSender();
+    sender.enqueue('7');
+    for (let i = 0; i < 8; i++) {
+      const packet = sender.next(3200);
+      if (packet) a.farEnd({ payloadType: 96, payload: packet.payload, timestamp: packet.timestamp });
+    }
+    tickBoth(10);
+    const events = b.sent
+      .filter((s) => s.packet.payloadType === 96)
+      .map((s) => decodeTelephoneEvent(s.packet.payload));
+    expect(events.length).toBeGreaterThan(3);
+    expect(new Set(events.map((e) => e?.event))).toEqual(new Set([7]));
+    expect(events.at(-1)?.end).toBe(true);
+    expect(a.events.filter((e) => e.type === 'dtmf')).toEqual([]);
+  });
+
+  it('keeps the delay of the bridged voice the same after a key was sent in its place', () => {
+    const { a, b, tickBoth } = bridgedPair();
+    a.session.bridge(b.session);
+    // Each frame the caller sends carries its own level, so B's packets show which one they are.
+    let level = 1000;
+    const lagAfterOneFrame = () => {
+      a.farEnd({ payload: encodeG711('PCMA', frameOf(level)) });
+      tickBoth();
+      const sentLevel = decodeG711(
+        'PCMU',
+        (b.sent.at(-1) as (typeof b.sent)[number]).packet.payload,
+      )[0] as number;
+      const lag = Math.round((level - sentLevel) / 100);
+      level += 100;
+      return lag;
+    };
+    for (let i = 0; i < 6; i++) lagAfterOneFrame();
+    const before = lagAfterOneFrame();
+    b.session.sendDtmf('1', () => {});
+    for (let i = 0; i < 12; i++) lagAfterOneFrame();
+    expect(b.sent.some((s) => s.packet.payloadType === 96)).toBe(true);
+    expect(lagAfterOneFrame()).toBe(before);
+  });
+
+  it('drops a key for a side that agreed no telephone-event', () => {
+    const { a, b, tickBoth } = bridgedPair({ bRemote: { ...PCMU_REMOTE, telephoneEventPt: null } });
+    a.session.bridge(b.session);
+    const sender = new DtmfSender();
+    sender.enqueue('3');
+    const packet = sender.next(800);
+    if (packet) a.farEnd({ payloadType: 96, payload: packet.payload, timestamp: packet.timestamp });
+    tickBoth(8);
+    expect(b.sent.every((s) => s.packet.payloadType === 0)).toBe(true);
+    expect(a.session.stats.dtmfReceived).toBe(1);
+  });
+
+  it('ends when either side closes or unbridges: the other sends silence and feeds the assistant again', async () => {
+    const { a, b, tickBoth } = bridgedPair();
+    b.session.setForwardAudio(true);
+    a.session.bridge(b.session);
+    expect(() => a.session.bridge(harness().session)).toThrow(/already bridged/);
+    a.session.unbridge();
+    expect(b.session.bridgedTo).toBeNull();
+    a.session.bridge(b.session);
+    await a.session.close();
+    expect(b.session.bridgedTo).toBeNull();
+    for (let i = 0; i < 4; i++) b.farEnd({ payloadType: 0, payload: encodeG711('PCMU', frameOf(3000)) });
+    tickBoth(8);
+    const audio = b.events.filter((e) => e.type === 'audio') as { pcm: Int16Array }[];
+    expect(audio).toHaveLength(2);
+    expect(Math.max(...audio.flatMap((e) => [...e.pcm]))).toBeGreaterThan(2800);
+    expect(() => b.session.bridge(a.session)).toThrow(/closed/);
+  });
+
+  it('stopRecording finalises the file at once; the rest of the call is not recorded and close reports the file', async () => {
+    let writes = 0;
+    let closes = 0;
+    const recorder: FrameRecorder = {
+      writeFrame: () => {
+        writes++;
+      },
+      close: async () => {
+        closes++;
+        return { path: '/tmp/first-leg.wav' };
+      },
+    };
+    const { session, tick } = harness({ recorder });
+    session.setRemote(REMOTE, 0);
+    tick(5);
+    const [stopped, again] = await Promise.all([session.stopRecording(), session.stopRecording()]);
+    expect(stopped).toEqual({ recordingPath: '/tmp/first-leg.wav' });
+    expect(again).toEqual(stopped);
+    tick(5);
+    expect(writes).toBe(5);
+    const result = await session.close();
+    expect(result.recordingPath).toBe('/tmp/first-leg.wav');
+    expect(closes).toBe(1);
+  });
+});

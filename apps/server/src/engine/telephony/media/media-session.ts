@@ -84,7 +84,15 @@ export class RtpSession {
   private inactiveReported = false;
   private readonly inactivityTimeoutMs: number;
   private mediaTicks = 0;
-  private readonly recorder: FrameRecorder | null;
+  private recorder: FrameRecorder | null;
+  private recordingStopped: Promise<{ recordingPath: string | null; recordingError?: string }> | null = null;
+  /**
+   * The session this one is bridged to (a transfer's second leg when the line refused REFER):
+   * each plays out what the other hears, and the assistant is out of the conversation.
+   */
+  private peer: RtpSession | null = null;
+  /** Frames the peer heard, waiting for this session's next tick (one or two: both tick each 20 ms). */
+  private readonly bridgedFrames: Int16Array[] = [];
   private readonly silenceFrame = new Int16Array(FRAME_SAMPLES);
   private silencePayload = new Uint8Array(FRAME_SAMPLES);
   // Reused every tick: the recorder and the packet serializer copy what they are given, and
@@ -163,8 +171,9 @@ export class RtpSession {
   }
 
   play(pcm: Int16Array, done: (outcome: PlayOutcome) => void): void {
-    if (this.closed || pcm.length === 0) {
-      done({ playedMs: 0, interrupted: this.closed });
+    // Bridged, the line carries the other party's voice; the assistant has left the call.
+    if (this.closed || this.peer || pcm.length === 0) {
+      done({ playedMs: 0, interrupted: this.closed || this.peer !== null });
       return;
     }
     this.queue.push({ pcm, offset: 0, done });
@@ -193,6 +202,63 @@ export class RtpSession {
   setForwardAudio(on: boolean): void {
     this.forwardAudio = on;
     if (!on) this.batchFill = 0;
+  }
+
+  /**
+   * Joins this session and `peer`: from the next tick each sends what the other heard (decoded
+   * after its jitter buffer and re-encoded in its own codec, so PCMA meets PCMU), and a key
+   * pressed on one is sent on to the other when that one agreed telephone-event. Speech still
+   * queued on either is dropped: the assistant's last words must not talk over the two people.
+   */
+  bridge(peer: RtpSession): void {
+    if (peer === this) throw new MediaError('BAD_ARGUMENT', 'a session cannot be bridged to itself');
+    if (this.closed || peer.closed) throw new MediaError('NO_SUCH_SESSION', 'a bridged session is closed');
+    if ((this.peer && this.peer !== peer) || (peer.peer && peer.peer !== this)) {
+      throw new MediaError('BAD_ARGUMENT', 'a session is already bridged to another one');
+    }
+    for (const [one, other] of [
+      [this, peer],
+      [peer, this],
+    ] as const) {
+      one.stopPlayback();
+      one.bridgedFrames.length = 0;
+      one.peer = other;
+      // Batches of caller audio go to speech recognition, which has nothing to do any more.
+      one.batchFill = 0;
+    }
+  }
+
+  /** Ends the bridge, if any, on both sides; each session then sends silence again. */
+  unbridge(): void {
+    const peer = this.peer;
+    if (!peer) return;
+    this.peer = null;
+    peer.peer = null;
+    this.bridgedFrames.length = 0;
+    peer.bridgedFrames.length = 0;
+  }
+
+  get bridgedTo(): RtpSession | null {
+    return this.peer;
+  }
+
+  /**
+   * Finalises the recording now; the call goes on unrecorded. A transfer bridged to a second leg
+   * ends the assistant's call record there, and the two people's conversation is not part of it.
+   */
+  stopRecording(): Promise<{ recordingPath: string | null; recordingError?: string }> {
+    // Once: close() after a transfer reports the file stopRecording() finalised.
+    this.recordingStopped ??= (async () => {
+      const recorder = this.recorder;
+      this.recorder = null;
+      if (!recorder) return { recordingPath: null };
+      try {
+        return { recordingPath: (await recorder.close()).path };
+      } catch (err) {
+        return { recordingPath: null, recordingError: (err as Error).message };
+      }
+    })();
+    return this.recordingStopped;
   }
 
   private get receives() {
@@ -252,7 +318,15 @@ export class RtpSession {
       const digit = this.dtmfReceiver.receive(packet);
       if (digit) {
         this.counters.dtmfReceived++;
-        this.emit({ type: 'dtmf', digit });
+        // Bridged, the key is for the other party (an IVR or a colleague's extension), not the
+        // assistant; a peer without telephone-event cannot be sent it in the media.
+        if (this.peer) {
+          if (this.peer.remote?.telephoneEventPt != null && !this.peer.closed) {
+            this.peer.dtmfSender.enqueue(digit);
+          }
+        } else {
+          this.emit({ type: 'dtmf', digit });
+        }
       }
     }
     this.jitter.push(packet.sequenceNumber, null);
@@ -266,7 +340,18 @@ export class RtpSession {
     if (late) this.counters.lateTicks++;
 
     const heard = this.receives ? this.nextHeardFrame() : null;
-    if (this.forwardAudio) this.forward(heard);
+    const peer = this.peer;
+    if (peer) {
+      if (heard) {
+        // Both sessions tick every 20 ms, so the peer takes each frame within a tick; the bound
+        // only matters if one of them stops sending (held) and its frames are no longer taken.
+        if (peer.bridgedFrames.length >= 3) peer.bridgedFrames.shift();
+        // nextHeardFrame() returns a fresh array each time: no copy needed.
+        peer.bridgedFrames.push(heard);
+      }
+    } else if (this.forwardAudio) {
+      this.forward(heard);
+    }
     if (
       this.direction === 'sendrecv' &&
       !this.inactiveReported &&
@@ -289,8 +374,11 @@ export class RtpSession {
           target,
         );
         this.speaking = false;
+        // The key takes the place of the bridged party's voice for this tick; keeping the frame
+        // would delay everything they say from now on by one more frame per key packet.
+        if (this.peer) this.bridgedFrames.shift();
       } else {
-        said = this.nextSpeechFrame();
+        said = this.nextOutgoingFrame();
         const startsTalkSpurt = said !== null && !this.speaking;
         this.speaking = said !== null;
         const payload = said ? encodeG711(remote.codec, said, this.encodedFrame) : this.silencePayload;
@@ -300,7 +388,7 @@ export class RtpSession {
       // A line we may not send on (the far end holds us, or offered sendonly from the start)
       // still runs at real time, muted: a paused line would hold say() until the far end
       // comes back, and a call that never does would never end.
-      this.nextSpeechFrame();
+      this.nextOutgoingFrame();
       this.speaking = false;
     }
     // Timestamps follow the sampling clock whether or not this tick was sent (RFC 3550 §5.1).
@@ -367,6 +455,12 @@ export class RtpSession {
     return frame;
   }
 
+  /** What this tick sends: the bridged party's voice, or else the assistant's queued speech. */
+  private nextOutgoingFrame(): Int16Array | null {
+    if (this.peer) return this.bridgedFrames.shift() ?? null;
+    return this.nextSpeechFrame();
+  }
+
   /** The next 20 ms of queued speech, or null when nothing is queued. */
   private nextSpeechFrame(): Int16Array | null {
     const item = this.queue[0];
@@ -408,21 +502,14 @@ export class RtpSession {
     if (this.closed)
       throw new MediaError('NO_SUCH_SESSION', `media session of ${this.callId} already closed`);
     this.closed = true;
+    this.unbridge();
     this.stopPlayback();
     this.dtmfSender.abandon();
     if (this.forwardAudio && this.batchFill > 0) {
       const pcm = this.batch.slice(0, this.batchFill);
       this.emit({ type: 'audio', pcm }, [pcm.buffer as ArrayBuffer]);
     }
-    let recordingPath: string | null = null;
-    let recordingError: string | undefined;
-    if (this.recorder) {
-      try {
-        recordingPath = (await this.recorder.close()).path;
-      } catch (err) {
-        recordingError = (err as Error).message;
-      }
-    }
+    const { recordingPath, recordingError } = await this.stopRecording();
     return {
       recordingPath,
       durationMs: this.mediaTicks * 20,

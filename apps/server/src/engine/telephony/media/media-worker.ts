@@ -122,6 +122,14 @@ class MediaWorker {
       case 'setForwardAudio':
         this.entry(request.sessionId).session.setForwardAudio(Boolean(request.on));
         return null;
+      case 'bridge':
+        this.entry(request.sessionId).session.bridge(this.entry(request.peerId).session);
+        return null;
+      case 'unbridge':
+        this.entry(request.sessionId).session.unbridge();
+        return null;
+      case 'stopRecording':
+        return this.entry(request.sessionId).session.stopRecording();
       case 'close':
         return this.close(request.sessionId);
       case 'stats':

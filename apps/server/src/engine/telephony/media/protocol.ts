@@ -79,6 +79,12 @@ export interface MediaSessionResult {
   recordingError?: string;
 }
 
+/** The recording as stopRecording() left it: finalised, or why there is none. */
+export interface StoppedRecording {
+  recordingPath: string | null;
+  recordingError?: string;
+}
+
 export interface MediaEngineStats {
   sessions: number;
   portsInUse: number;
@@ -138,6 +144,9 @@ export type WorkerRequest =
   | { op: 'stopPlayback'; sessionId: number }
   | { op: 'sendDtmf'; sessionId: number; digits: string }
   | { op: 'setForwardAudio'; sessionId: number; on: boolean }
+  | { op: 'bridge'; sessionId: number; peerId: number }
+  | { op: 'unbridge'; sessionId: number }
+  | { op: 'stopRecording'; sessionId: number }
   | { op: 'close'; sessionId: number }
   | { op: 'stats' }
   | { op: 'shutdown' };

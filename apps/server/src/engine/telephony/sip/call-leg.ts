@@ -72,6 +72,9 @@ export class SipCallLeg implements CallLeg {
   /** Clock time of audio position 0: maps endpointer positions to clock times. */
   private audioEpoch: number;
   private readonly hangingUp: AbortController = new AbortController();
+  /** The adapter owns the line now (a bridged transfer): hangup() must not end the caller's call. */
+  private handedOver = false;
+  private readonly detachMedia: () => void;
 
   constructor(private readonly options: SipLegOptions) {
     this.id = options.id;
@@ -85,13 +88,21 @@ export class SipCallLeg implements CallLeg {
       this.resolveEnded = resolve;
     });
     const { media, session } = options;
-    media.on('audio', (pcm) => this.onAudio(pcm));
-    media.on('dtmf', (digit) => this.onDigit(digit));
-    media.on('inactive', () => {
+    const onAudio = (pcm: Int16Array) => this.onAudio(pcm);
+    const onDigit = (digit: string) => this.onDigit(digit);
+    const onInactive = () => {
       // The far end stopped sending RTP: the line is dead even if no BYE came (NAT, crash).
       void session.bye('Q.850;cause=41;text="RTP timeout"');
       this.end('remote');
-    });
+    };
+    media.on('audio', onAudio);
+    media.on('dtmf', onDigit);
+    media.on('inactive', onInactive);
+    this.detachMedia = () => {
+      media.off('audio', onAudio);
+      media.off('dtmf', onDigit);
+      media.off('inactive', onInactive);
+    };
     void media.setForwardAudio(true).catch((err) => options.onError?.(err, 'media'));
     void session.whenEnded.then((end) => this.end(end.by));
   }
@@ -142,6 +153,8 @@ export class SipCallLeg implements CallLeg {
   }
 
   private onDigit(digit: string) {
+    // Keys sent as INFO after the call handed over (the bridge relays them) or ended.
+    if (this.ended) return;
     const now = this.options.clock.now();
     if (this.playing?.interruptible && !this.playing.bargedIn) {
       this.playing.bargedIn = true;
@@ -295,9 +308,20 @@ export class SipCallLeg implements CallLeg {
     return this.options.transfer(number);
   }
 
+  /**
+   * The adapter took the line over: a transfer bridged the caller to a second leg. The media and
+   * the dialog stay up for the bridge; the assistant's hangup() from now on ends only this leg
+   * (whenEnded resolves, so the call record ends at the transfer) and sends no BYE.
+   */
+  handOver(): void {
+    this.handedOver = true;
+    this.detachMedia();
+  }
+
   async hangup(): Promise<void> {
     if (this.ended) return;
     this.end('local');
+    if (this.handedOver) return;
     await this.options.session.bye();
   }
 }

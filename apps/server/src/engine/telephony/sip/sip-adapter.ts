@@ -6,6 +6,11 @@
  * from a 183 played into the recording, ring timeout → CANCEL. Inbound: an INVITE that passed
  * the stack's screening is offered to the runtime, which answers (200 with our answer, or our
  * offer when the INVITE had none) or refuses (486/480 with a Q.850 Reason).
+ *
+ * Transfer: REFER, and when the line refuses REFER (405, 501, 403...), a second call to the
+ * target through the same trunk, bridged to the caller in the media worker. The assistant's call
+ * (its record and recording) ends when the target answers; the bridge then belongs to the adapter
+ * until either person hangs up.
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -19,6 +24,7 @@ import type {
   OriginateRequest,
   OriginateResult,
   TelephonyAdapter,
+  UnansweredOutcome,
 } from '../types';
 
 export type { LegMedia };
@@ -28,7 +34,7 @@ import { type CallFailure, outcomeOfFinalResponse, outcomeOfLocalEnd, refusalFor
 import { uriOf } from './dialog';
 import { DigestAuthenticator } from './digest';
 import { parseDtmfInfo } from './dtmf-info';
-import { parseNameAddr, parseUri, type SipResponse } from './message';
+import { parseNameAddr, parseUri, type SipRequest, type SipResponse } from './message';
 import {
   answerOffer,
   applyAnswer,
@@ -39,7 +45,7 @@ import {
 } from './sdp';
 import type { SipStack } from './stack';
 import type { SipEndpoint } from './transport';
-import type { IncomingInvite, InviteSession } from './user-agent';
+import type { IncomingInvite, InviteSession, RequestSource } from './user-agent';
 
 /** How one outbound call reaches the far end: its number's trunk, resolved by the runtime. */
 export interface SipRoute {
@@ -68,6 +74,12 @@ export interface SipAdapterOptions {
   /** Offline voice and no ears, for calls that bring none. */
   defaultMedia: () => LegMedia;
   ringTimeoutMs?: number;
+  /**
+   * The way back out for an inbound call's transfer leg: the trunk its INVITE came from, with
+   * our number (the one the caller dialled) as the caller-ID. Null, or no resolver, when that
+   * trunk is unknown; such a call cannot be transferred on a line that refuses REFER.
+   */
+  inboundRoute?: (call: { source: RequestSource; request: SipRequest; ourNumber: string }) => SipRoute | null;
   onError?: (err: unknown, context: string) => void;
 }
 
@@ -82,6 +94,37 @@ export interface SipOriginateRequest extends OriginateRequest {
 }
 
 const DEFAULT_RING_TIMEOUT_MS = 45_000;
+
+/**
+ * Final responses to REFER that mean "this line does not transfer" (method not allowed or not
+ * implemented, refer extension unsupported, forbidden by policy, declined, not acceptable):
+ * the target was never called, so we call it ourselves. A 408 or 481 is not here: by RFC 3261
+ * §12.2.1.2 it ends the dialog, and with it the call there was to bridge.
+ */
+const REFER_REFUSALS = new Set([403, 405, 420, 488, 501, 603]);
+
+/** Why the human's leg did not connect, as the transfer's detail in the call record. */
+function transferLegFailure(outcome: UnansweredOutcome, detail?: string): string {
+  if (outcome === 'busy') return '人工坐席忙线';
+  if (outcome === 'no_answer') return '人工坐席无人接听';
+  return `人工坐席未接通${detail ? `（${detail}）` : ''}`;
+}
+
+type Dialled =
+  | {
+      answered: true;
+      session: InviteSession;
+      media: MediaSession;
+      offer: LocalDescription;
+      negotiated: NegotiatedMedia;
+    }
+  | { answered: false; outcome: UnansweredOutcome; detail?: string };
+
+/** A caller bridged to a transfer's second leg: lives until either hangs up. */
+interface Bridge {
+  /** BYE to both sides (when `bye`), both media sessions closed; resolves once done. */
+  end(bye: boolean): Promise<void>;
+}
 
 /** The national form numbers are stored in: +8621… / 8621… → 021…, +86138… → 138…. */
 export function nationalNumber(user: string): string {
@@ -141,6 +184,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
   const { stack, media: engine, clock } = options;
   const handlers = new Set<(offer: InboundOffer) => void>();
   const legs = new Set<CallLeg>();
+  const bridges = new Set<Bridge>();
 
   function remoteOf(negotiated: NegotiatedMedia) {
     return {
@@ -180,14 +224,14 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
     domain?: string;
     /** The media session writes the call's WAV. */
     records: boolean;
+    /** Where a transfer's second leg goes when the line refuses REFER; null when nowhere. */
+    transferRoute: () => SipRoute | null;
   }): SipCallLeg {
     const { session, media } = input;
     session.description = input.description;
     let telephoneEvent = input.negotiated.telephoneEventPayloadType !== null;
-    const applyMedia = (negotiated: NegotiatedMedia) => {
-      telephoneEvent = negotiated.telephoneEventPayloadType !== null;
-      void startMedia(media, negotiated).catch((err) => options.onError?.(err, 'media'));
-    };
+    /** Set once a transfer bridged the caller: the media belongs to the bridge from then on. */
+    let bridged = false;
     const leg = new SipCallLeg({
       id: input.callId,
       direction: input.direction,
@@ -202,11 +246,25 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
       recognizer: input.legMedia.recognizer,
       hotwords: input.legMedia.hotwords,
       telephoneEvent: () => telephoneEvent,
-      // The bridged second leg for lines that refuse REFER is not built: such a line reports it.
       recordsLine: input.records,
       transfer: async (number) => {
         const outcome = await session.refer(transferTarget(number, session, input.domain));
-        return { ok: outcome.ok, detail: outcome.detail };
+        // A REFER taken whose target then failed (NOTIFY 486...) is a failed transfer: the
+        // line did call the target, and calling it again ourselves would ring it twice.
+        if (outcome.ok || !outcome.refused || !REFER_REFUSALS.has(outcome.status ?? 0)) {
+          return { ok: outcome.ok, detail: outcome.detail };
+        }
+        return bridgeTransfer({
+          callId: input.callId,
+          number,
+          session,
+          media,
+          route: input.transferRoute(),
+          handOver: () => {
+            bridged = true;
+            leg.handOver();
+          },
+        });
       },
       onError: options.onError,
     });
@@ -219,7 +277,32 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
       }
       return request.method === 'NOTIFY' ? 200 : 405;
     };
-    session.handlers.onMedia = applyMedia;
+    serveReoffers(session, media, (negotiated) => {
+      telephoneEvent = negotiated.telephoneEventPayloadType !== null;
+    });
+    legs.add(leg);
+    void leg.whenEnded.then(async () => {
+      legs.delete(leg);
+      if (bridged) return;
+      await input.media.close().catch((err) => options.onError?.(err, 'media close'));
+    });
+    return leg;
+  }
+
+  /**
+   * Answers the far end's re-offers (hold, a codec change, session refreshes) from `media`,
+   * and points the media at what was agreed.
+   */
+  function serveReoffers(
+    session: InviteSession,
+    media: MediaSession,
+    onNegotiated?: (negotiated: NegotiatedMedia) => void,
+  ) {
+    const apply = (negotiated: NegotiatedMedia) => {
+      onNegotiated?.(negotiated);
+      void startMedia(media, negotiated).catch((err) => options.onError?.(err, 'media'));
+    };
+    session.handlers.onMedia = apply;
     session.handlers.onOffer = (sdp) => {
       // Answering from our last description keeps the o= line's session id and version going
       // (RFC 3264 §8) and keeps us on hold if we hold the far end.
@@ -230,15 +313,124 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
       });
       if (!answered.ok) return null;
       session.description = answered.local;
-      applyMedia(answered.negotiated);
+      apply(answered.negotiated);
       return answered.sdp;
     };
-    legs.add(leg);
-    void leg.whenEnded.then(async () => {
-      legs.delete(leg);
-      await input.media.close().catch((err) => options.onError?.(err, 'media close'));
-    });
-    return leg;
+  }
+
+  /**
+   * The transfer for a line that refuses REFER: call the target through the call's own trunk
+   * and, once it answers, join the two calls' media. The caller hears silence while it rings
+   * (the assistant has just said it is transferring). If the target does not answer, the call
+   * goes on with the assistant.
+   */
+  async function bridgeTransfer(first: {
+    callId: string;
+    number: string;
+    session: InviteSession;
+    media: MediaSession;
+    route: SipRoute | null;
+    handOver: () => void;
+  }): Promise<{ ok: boolean; detail?: string }> {
+    const { route } = first;
+    if (!route) return { ok: false, detail: '线路不支持转接' };
+    const callerEnded = () => first.session.state === 'ended';
+    if (callerEnded()) return { ok: false, detail: '通话已结束，未能转接' };
+    // The caller hanging up while the target rings cancels the target's call.
+    const callerGone = new AbortController();
+    void first.session.whenEnded.then(() => callerGone.abort());
+    const uri = transferTarget(first.number, first.session, route.domain);
+    let dialled: Dialled;
+    try {
+      dialled = await dial({
+        callId: `${first.callId}-transfer`,
+        route,
+        uri,
+        // The second leg is not the assistant's call: nothing of it is recorded.
+        record: false,
+        signal: callerGone.signal,
+      });
+    } catch (err) {
+      // No RTP port left, or the stack is closing: the call goes on with the assistant.
+      options.onError?.(err, 'transfer leg');
+      return { ok: false, detail: '转接失败：无法发起人工坐席呼叫' };
+    }
+    if (!dialled.answered) {
+      if (callerEnded()) return { ok: false, detail: '通话已结束，未能转接' };
+      return { ok: false, detail: transferLegFailure(dialled.outcome, dialled.detail) };
+    }
+    const second = { session: dialled.session, media: dialled.media };
+    second.session.description = dialled.offer;
+    if (callerEnded()) {
+      await second.session.bye();
+      await second.media.close().catch(() => undefined);
+      return { ok: false, detail: '通话已结束，未能转接' };
+    }
+    // From here the caller's dialog and media belong to the bridge, not to the assistant's leg.
+    first.handOver();
+    try {
+      // The assistant's recording ends at the transfer: the two people's conversation is not
+      // part of the assistant's call, and the recording worker may store the file at once.
+      const stopped = await first.media.stopRecording();
+      if (stopped.recordingError) options.onError?.(new Error(stopped.recordingError), 'recording');
+      await engine.bridge(first.media, second.media);
+    } catch (err) {
+      // The media worker failed under us: nobody can talk, end both calls.
+      options.onError?.(err, 'bridge');
+      await Promise.all([first.session.bye(), second.session.bye()]);
+      await Promise.all([first.media.close(), second.media.close()].map((p) => p.catch(() => undefined)));
+      return { ok: false, detail: '转接失败：无法接通双方的通话' };
+    }
+    startBridge({ session: first.session, media: first.media }, second);
+    return { ok: true, detail: 'bridged' };
+  }
+
+  /** Keeps a bridge until either side hangs up, goes silent, or the adapter closes. */
+  function startBridge(
+    a: { session: InviteSession; media: MediaSession },
+    b: { session: InviteSession; media: MediaSession },
+  ) {
+    let ending: Promise<void> | null = null;
+    const silenceWatchers: Array<() => void> = [];
+    const bridge: Bridge = {
+      end(bye) {
+        ending ??= (async () => {
+          for (const stop of silenceWatchers) stop();
+          if (bye) {
+            await Promise.all([a.session.bye(), b.session.bye()]);
+          }
+          await Promise.all([a.media.close(), b.media.close()].map((p) => p.catch(() => undefined)));
+          bridges.delete(bridge);
+        })();
+        return ending;
+      },
+    };
+    bridges.add(bridge);
+    // Either side's BYE ends the other's call: bye() on a session already ended does nothing.
+    for (const side of [a, b]) {
+      void side.session.whenEnded.then(() => bridge.end(true));
+      // RTP stopped (a NAT dropped the mapping, a phone crashed): the same as a BYE, without one.
+      const onInactive = () => {
+        void side.session.bye('Q.850;cause=41;text="RTP timeout"');
+        void bridge.end(true);
+      };
+      side.media.on('inactive', onInactive);
+      silenceWatchers.push(() => side.media.off('inactive', onInactive));
+    }
+    serveReoffers(a.session, a.media);
+    serveReoffers(b.session, b.media);
+    // Keys sent as SIP INFO go on as RFC 4733 where the other side takes it; INFO is answered
+    // either way (empty ones are keep-alives to some SBCs).
+    const relayInfo = (to: MediaSession) => (request: SipRequest) => {
+      if (request.method === 'INFO') {
+        const info = parseDtmfInfo(request.headers.get('Content-Type'), request.body);
+        if (info.ok) void to.sendDtmf(info.digit).catch(() => undefined);
+        return 200;
+      }
+      return request.method === 'NOTIFY' ? 200 : 405;
+    };
+    a.session.handlers.onRequest = relayInfo(b.media);
+    b.session.handlers.onRequest = relayInfo(a.media);
   }
 
   async function openMedia(callId: string, record = true): Promise<MediaSession> {
@@ -246,6 +438,84 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
       callId,
       ...(record ? { recordingPath: path.join(options.recordingDir, `${callId}.wav`) } : {}),
     });
+  }
+
+  /**
+   * One outbound INVITE through `route` with our G.711 offer: digest answered, early media from
+   * a 183 played (into the recording, if any), ring timeout → CANCEL. Answered, the media points
+   * at the far end and the caller takes the session and media over.
+   */
+  async function dial(request: {
+    callId: string;
+    route: SipRoute;
+    /** Request-URI and To. */
+    uri: string;
+    record?: boolean;
+    ringTimeoutMs?: number;
+    signal?: AbortSignal;
+    onProvisional?: (status: number, reason: string) => void;
+    onFinalResponse?: (status: number, reason: string) => void;
+  }): Promise<Dialled> {
+    const { route } = request;
+    const media = await openMedia(request.callId, request.record);
+    const offer = createOffer({
+      address: options.mediaAddress,
+      port: media.localPort,
+      codecs: route.codecs,
+    });
+    const ringTimeout = new AbortController();
+    const timer = new AbortController();
+    clock.sleep(request.ringTimeoutMs ?? options.ringTimeoutMs ?? DEFAULT_RING_TIMEOUT_MS, timer.signal).then(
+      () => ringTimeout.abort(),
+      () => undefined,
+    );
+    const signal = request.signal
+      ? AbortSignal.any([request.signal, ringTimeout.signal])
+      : ringTimeout.signal;
+    let earlyMedia = false;
+    try {
+      const outcome = await stack.agent.invite({
+        uri: request.uri,
+        from: `<sip:${route.callerId}@${route.domain}>`,
+        to: `<${request.uri}>`,
+        destination: route.destination,
+        sdp: offer.sdp,
+        auth: route.credentials ? new DigestAuthenticator(route.credentials) : undefined,
+        signal,
+        onProvisional: (response) => {
+          request.onProvisional?.(response.status, response.reason);
+          // 183 with SDP: ringback or an announcement from the carrier; it goes to the recording.
+          if (earlyMedia || response.body.length === 0) return;
+          const applied = applyAnswer(offer, response.body.toString('utf8'));
+          if (!applied.ok) return;
+          earlyMedia = true;
+          void startMedia(media, applied.negotiated).catch(() => undefined);
+        },
+      });
+      if (outcome.answered) request.onFinalResponse?.(outcome.response.status, outcome.response.reason);
+      else if (outcome.response) request.onFinalResponse?.(outcome.status, outcome.reason);
+      if (!outcome.answered) {
+        await media.close();
+        const failure = outcome.cancelled
+          ? outcomeOfLocalEnd(ringTimeout.signal.aborted ? 'ring_timeout' : 'cancelled')
+          : unansweredFailure(outcome);
+        return { answered: false, outcome: failure.outcome, detail: failure.detail };
+      }
+      const applied = applyAnswer(offer, outcome.session.remoteSdp);
+      if (!applied.ok) {
+        await outcome.session.bye('Q.850;cause=79;text="Media refused"');
+        await media.close();
+        const failure = outcomeOfLocalEnd('media_refused');
+        return { answered: false, outcome: failure.outcome, detail: failure.detail };
+      }
+      await startMedia(media, applied.negotiated);
+      return { answered: true, session: outcome.session, media, offer, negotiated: applied.negotiated };
+    } catch (err) {
+      await media.close().catch(() => undefined);
+      throw err;
+    } finally {
+      timer.abort();
+    }
   }
 
   stack.agent.onInvite((invite: IncomingInvite) => {
@@ -316,6 +586,8 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
           description,
           negotiated: negotiated!,
           records: true,
+          transferRoute: () =>
+            options.inboundRoute?.({ source: invite.source, request: invite.request, ourNumber: to }) ?? null,
         });
       },
       async reject(cause) {
@@ -334,7 +606,8 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
   return {
     kind: 'sip',
     get activeLegs() {
-      return legs.size;
+      // A bridge is a call in progress too (draining waits for it), though no assistant is on it.
+      return legs.size + bridges.size;
     },
 
     async originate(request: SipOriginateRequest): Promise<OriginateResult> {
@@ -344,83 +617,35 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
       if (!route) {
         return { answered: false, outcome: 'failed', ringMs: 0, detail: '号码未关联 SIP 中继' };
       }
-      const media = await openMedia(request.callId, request.record);
-      const offer = createOffer({
-        address: options.mediaAddress,
-        port: media.localPort,
-        codecs: route.codecs,
+      const dialled = await dial({
+        callId: request.callId,
+        route,
+        uri: `sip:${route.callee}@${route.domain}`,
+        record: request.record,
+        ringTimeoutMs: request.ringTimeoutMs,
+        signal: request.signal,
+        onProvisional: request.onProvisional,
+        onFinalResponse: request.onFinalResponse,
       });
-      const ringTimeout = new AbortController();
-      const timer = new AbortController();
-      clock
-        .sleep(request.ringTimeoutMs ?? options.ringTimeoutMs ?? DEFAULT_RING_TIMEOUT_MS, timer.signal)
-        .then(
-          () => ringTimeout.abort(),
-          () => undefined,
-        );
-      const signal = request.signal
-        ? AbortSignal.any([request.signal, ringTimeout.signal])
-        : ringTimeout.signal;
-      let earlyMedia = false;
-      try {
-        const outcome = await stack.agent.invite({
-          uri: `sip:${route.callee}@${route.domain}`,
-          from: `<sip:${route.callerId}@${route.domain}>`,
-          to: `<sip:${route.callee}@${route.domain}>`,
-          destination: route.destination,
-          sdp: offer.sdp,
-          auth: route.credentials ? new DigestAuthenticator(route.credentials) : undefined,
-          signal,
-          onProvisional: (response) => {
-            request.onProvisional?.(response.status, response.reason);
-            // 183 with SDP: ringback or an announcement from the carrier; it goes to the recording.
-            if (earlyMedia || response.body.length === 0) return;
-            const applied = applyAnswer(offer, response.body.toString('utf8'));
-            if (!applied.ok) return;
-            earlyMedia = true;
-            void startMedia(media, applied.negotiated).catch(() => undefined);
-          },
-        });
-        if (outcome.answered) request.onFinalResponse?.(outcome.response.status, outcome.response.reason);
-        else if (outcome.response) request.onFinalResponse?.(outcome.status, outcome.reason);
-        if (!outcome.answered) {
-          await media.close();
-          if (outcome.cancelled) {
-            const end = ringTimeout.signal.aborted ? 'ring_timeout' : 'cancelled';
-            const failure = outcomeOfLocalEnd(end);
-            return { answered: false, outcome: failure.outcome, ringMs: ringMs(), detail: failure.detail };
-          }
-          const failure = unansweredFailure(outcome);
-          return { answered: false, outcome: failure.outcome, ringMs: ringMs(), detail: failure.detail };
-        }
-        const applied = applyAnswer(offer, outcome.session.remoteSdp);
-        if (!applied.ok) {
-          await outcome.session.bye('Q.850;cause=79;text="Media refused"');
-          await media.close();
-          const failure = outcomeOfLocalEnd('media_refused');
-          return { answered: false, outcome: failure.outcome, ringMs: ringMs(), detail: failure.detail };
-        }
-        await startMedia(media, applied.negotiated);
-        const leg = makeLeg({
-          callId: request.callId,
-          direction: 'outbound',
-          from: request.from,
-          to: request.to,
-          session: outcome.session,
-          media,
-          legMedia: request.media ?? options.defaultMedia(),
-          description: offer,
-          negotiated: applied.negotiated,
-          domain: route.domain,
-          records: request.record !== false,
-        });
-        return { answered: true, leg, ringMs: ringMs() };
-      } catch (err) {
-        await media.close().catch(() => undefined);
-        throw err;
-      } finally {
-        timer.abort();
+      if (!dialled.answered) {
+        return { answered: false, outcome: dialled.outcome, ringMs: ringMs(), detail: dialled.detail };
       }
+      const leg = makeLeg({
+        callId: request.callId,
+        direction: 'outbound',
+        from: request.from,
+        to: request.to,
+        session: dialled.session,
+        media: dialled.media,
+        legMedia: request.media ?? options.defaultMedia(),
+        description: dialled.offer,
+        negotiated: dialled.negotiated,
+        domain: route.domain,
+        records: request.record !== false,
+        // The transfer leg leaves by the trunk this call went out on, under the same caller-ID.
+        transferRoute: () => route,
+      });
+      return { answered: true, leg, ringMs: ringMs() };
     },
 
     onInbound(handler) {
@@ -430,6 +655,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
 
     async close() {
       await Promise.all([...legs].map((leg) => leg.hangup().catch(() => undefined)));
+      await Promise.all([...bridges].map((bridge) => bridge.end(true)));
     },
   };
 }

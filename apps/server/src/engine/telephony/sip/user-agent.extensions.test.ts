@@ -415,7 +415,12 @@ describe('blind transfer with REFER (RFC 3515)', () => {
     const { net, connect } = setup();
     const { near } = await connect();
     const outcome = await net.clock.run(near.refer('sip:4008008000@10.0.0.2'));
-    expect(outcome).toEqual({ ok: false, status: 405, detail: '线路不支持转接（REFER 被拒绝）' });
+    expect(outcome).toEqual({
+      ok: false,
+      status: 405,
+      refused: true,
+      detail: '线路不支持转接（REFER 被拒绝）',
+    });
     expect(near.state).toBe('confirmed');
   });
 

@@ -172,6 +172,11 @@ export interface ReferOutcome {
   detail: string;
   /** The REFER's final status when it was refused, else the target's last reported status. */
   status?: number;
+  /**
+   * The far end answered the REFER itself with a final non-2xx: it would not transfer, and the
+   * target was never called (unlike a REFER taken whose NOTIFY reports the target busy).
+   */
+  refused?: boolean;
 }
 
 export type HoldOutcome =
@@ -577,6 +582,7 @@ export class InviteSession {
           watch.settle({
             ok: false,
             status: response.status,
+            refused: true,
             detail: REFER_REFUSED.has(response.status)
               ? '线路不支持转接（REFER 被拒绝）'
               : `转接失败：线路拒绝转接（${response.status} ${response.reason}）`,
