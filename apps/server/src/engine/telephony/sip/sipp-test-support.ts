@@ -41,7 +41,8 @@ export function sippOrWarn(what: string): boolean {
  */
 export const PORT_BANDS = { rtp: [11000, 21000], sip: [21000, 32000] } as const;
 
-function bindUdp(port: number, host: string): Promise<dgram.Socket | null> {
+/** A UDP socket bound to `port` on `host`, or null when it is taken. */
+export function bindUdp(port: number, host = LOOPBACK): Promise<dgram.Socket | null> {
   return new Promise((resolve) => {
     const socket = dgram.createSocket('udp4');
     socket.once('error', () => {
@@ -59,6 +60,9 @@ function listenTcp(port: number, host: string): Promise<net.Server | null> {
     server.listen(port, host, () => resolve(server));
   });
 }
+
+export const closeUdp = (socket: dgram.Socket) =>
+  new Promise<void>((resolve) => socket.close(() => resolve()));
 
 const release = (held: (dgram.Socket | net.Server)[]) =>
   Promise.all(
