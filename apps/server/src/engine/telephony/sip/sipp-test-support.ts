@@ -86,6 +86,7 @@ export async function freeUdpPort(host = LOOPBACK): Promise<number> {
 /**
  * `count` consecutive ports starting on an even one, free for UDP (and TCP too with `tcp`, for a
  * SIP listener) on `host` right now; drawn at random in `band`, so parallel test files rarely meet.
+ * `avoid` lists ranges picked already but not bound yet (`[first, count]`), such as an RTP range.
  */
 export async function freePortRange(
   count: number,
@@ -93,10 +94,17 @@ export async function freePortRange(
     host = LOOPBACK,
     tcp = false,
     band = PORT_BANDS.sip as readonly [number, number],
-  }: { host?: string; tcp?: boolean; band?: readonly [number, number] } = {},
+    avoid = [],
+  }: {
+    host?: string;
+    tcp?: boolean;
+    band?: readonly [number, number];
+    avoid?: readonly (readonly [number, number])[];
+  } = {},
 ): Promise<number> {
   for (let attempt = 0; attempt < 200; attempt++) {
     const base = 2 * Math.floor((band[0] + Math.random() * (band[1] - band[0] - count)) / 2);
+    if (avoid.some(([first, n]) => base < first + n && first < base + count)) continue;
     const held: (dgram.Socket | net.Server)[] = [];
     let free = true;
     for (let port = base; port < base + count && free; port++) {
@@ -112,8 +120,11 @@ export async function freePortRange(
   throw new Error(`no ${count} free consecutive ports on ${host} in ${band[0]}-${band[1]}`);
 }
 
-/** SIPp's media port (-mp): it binds that one and the one two above it (video). */
-export const freeMediaPort = () => freePortRange(4, { band: PORT_BANDS.rtp });
+/**
+ * SIPp's media port (-mp): it binds that one and the one two above it (video) as it starts, so
+ * they come from the band of ports bound at once, never from the one kept for our RTP ranges.
+ */
+export const freeMediaPort = () => freePortRange(4);
 
 // ---------------------------------------------------------------------------------------------
 // Running SIPp
