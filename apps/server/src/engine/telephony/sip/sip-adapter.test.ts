@@ -3,19 +3,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../clock';
-import { loadVad, type Vad } from '../../speech/vad';
-import { MediaEngine } from '../media/media-engine';
 import type { CallLeg, InboundOffer } from '../types';
-import { createSipAdapter, type LegMedia, nationalNumber, type SipAdapter } from './sip-adapter';
+import { type LoopbackAdapter, startLoopbackAdapter } from './adapter-test-support';
+import { type LegMedia, nationalNumber, type SipAdapter } from './sip-adapter';
 import {
   fillScenario,
   freeMediaPort,
-  freePortRange,
   freeUdpPort,
   killSipps,
   PLAY_PCAP_SCENARIO,
-  PORT_BANDS,
   runSipp,
   SIPP_PCAPS,
   untilSippListens,
@@ -33,9 +29,8 @@ const BUSY_SCENARIO = path.join(here, 'testdata', 'sipp-busy.xml');
 
 let dir: string;
 let stack: SipStack;
-let engine: MediaEngine;
-let vad: Vad;
 let adapter: SipAdapter;
+let loopback: LoopbackAdapter | undefined;
 
 /** 600 ms of a 440 Hz tone: what the assistant "says" (no synthesiser needed for signalling tests). */
 const tone = () =>
@@ -44,34 +39,18 @@ const legMedia: LegMedia = { synthesize: async () => tone(), recognizer: null };
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sip-adapter-'));
-  stack = await createSipStack({
-    host: HOST,
-    port: 0,
-    protocols: ['udp'],
-    t1: 100,
-    t2: 800,
-    t4: 200,
-    timerD: 500,
-  });
-  const rtpBase = await freePortRange(20, { band: PORT_BANDS.rtp });
-  engine = await MediaEngine.start({ rtpPortMin: rtpBase, rtpPortMax: rtpBase + 19, bindAddress: HOST });
-  vad = await loadVad();
-  adapter = createSipAdapter({
-    stack,
-    media: engine,
-    vad,
-    clock: systemClock,
-    mediaAddress: HOST,
+  loopback = await startLoopbackAdapter({
+    timers: { t1: 100, t2: 800, t4: 200, timerD: 500 },
+    rtpPorts: 20,
     recordingDir: dir,
     defaultMedia: () => legMedia,
   });
+  ({ stack, adapter } = loopback);
 });
 
 afterAll(async () => {
   killSipps();
-  await adapter?.close();
-  await engine?.close();
-  await stack?.close();
+  await loopback?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

@@ -4,28 +4,25 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../clock';
-import { loadVad, type Vad } from '../../speech/vad';
 import { encodeG711 } from '../media/g711';
-import { MediaEngine, type MediaSession } from '../media/media-engine';
+import type { MediaEngine, MediaSession } from '../media/media-engine';
 import { serializeRtp } from '../media/rtp';
 import type { InboundOffer } from '../types';
+import { type LoopbackAdapter, startLoopbackAdapter } from './adapter-test-support';
 import type { SipMessage } from './message';
-import { createSipAdapter, type LegMedia, type SipAdapter, type SipRoute } from './sip-adapter';
+import type { LegMedia, SipAdapter, SipRoute } from './sip-adapter';
 import {
   bindUdp,
   closeUdp,
   fillScenario,
-  freePortRange,
   freeUdpPort,
   killSipps,
-  PORT_BANDS,
   runSipp,
   type SippResult,
   sippOrWarn,
   untilSippListens,
 } from './sipp-test-support';
-import { createSipStack, type SipStack } from './stack';
+import type { SipStack } from './stack';
 
 /*
  * SIPp scenarios (testdata/sipp-*.xml) against the SIP adapter on loopback: the call flows of
@@ -48,8 +45,8 @@ const OUR_NUMBER = '02160881000';
 let dir: string;
 let stack: SipStack;
 let engine: MediaEngine;
-let vad: Vad;
 let adapter: SipAdapter;
+let loopback: LoopbackAdapter | undefined;
 const peers = new Set<RtpPeer>();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -232,27 +229,13 @@ function nextInbound<T>(handle: (offer: InboundOffer) => Promise<T>): Promise<T>
 describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sip-scenarios-'));
-    stack = await createSipStack({
-      host: HOST,
-      port: 0,
-      protocols: ['udp'],
-      t1: T1,
-      t2: 400,
-      t4: 200,
-      timerD: 300,
-    });
-    const rtpBase = await freePortRange(20, { band: PORT_BANDS.rtp });
-    engine = await MediaEngine.start({ rtpPortMin: rtpBase, rtpPortMax: rtpBase + 19, bindAddress: HOST });
-    vad = await loadVad();
-    adapter = createSipAdapter({
-      stack,
-      media: engine,
-      vad,
-      clock: systemClock,
-      mediaAddress: HOST,
+    loopback = await startLoopbackAdapter({
+      timers: { t1: T1, t2: 400, t4: 200, timerD: 300 },
+      rtpPorts: 20,
       recordingDir: dir,
       defaultMedia: () => legMedia(),
     });
+    ({ stack, engine, adapter } = loopback);
   });
 
   afterEach(async () => {
@@ -278,9 +261,7 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
   });
 
   afterAll(async () => {
-    await adapter?.close();
-    await engine?.close();
-    await stack?.close();
+    await loopback?.close();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 

@@ -2,19 +2,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock, VirtualClock } from '../../clock';
-import { loadVad, type Vad } from '../../speech/vad';
-import { MediaEngine } from '../media/media-engine';
+import { VirtualClock } from '../../clock';
 import type { CallLeg } from '../types';
-import { createSipAdapter, type LegMedia, type SipAdapter, type SipRoute } from './sip-adapter';
+import { type LoopbackAdapter, startLoopbackAdapter } from './adapter-test-support';
+import type { LegMedia, SipAdapter, SipRoute } from './sip-adapter';
 import {
   beforeSippEnds,
   fillScenario,
   freeMediaPort,
-  freePortRange,
   freeUdpPort,
   killSipps,
-  PORT_BANDS,
   runSipp,
   type SippOptions,
   type SippRun,
@@ -189,31 +186,21 @@ describe.skipIf(!haveSipp)('reliable provisional responses against SIPp', () => 
 });
 
 describe.skipIf(!haveSipp)('the SIP leg’s transfer, INFO keys and hold against SIPp', () => {
-  let stack: SipStack;
-  let engine: MediaEngine;
-  let vad: Vad;
   let adapter: SipAdapter;
+  let loopback: LoopbackAdapter | undefined;
   const legMedia: LegMedia = { synthesize: async () => new Int16Array(1600), recognizer: null };
 
   beforeAll(async () => {
-    stack = await createSipStack({ host: HOST, port: 0, protocols: ['udp'], ...TIMERS });
-    const rtpBase = await freePortRange(10, { band: PORT_BANDS.rtp });
-    engine = await MediaEngine.start({ rtpPortMin: rtpBase, rtpPortMax: rtpBase + 9, bindAddress: HOST });
-    vad = await loadVad();
-    adapter = createSipAdapter({
-      stack,
-      media: engine,
-      vad,
-      clock: systemClock,
-      mediaAddress: HOST,
+    loopback = await startLoopbackAdapter({
+      timers: TIMERS,
+      rtpPorts: 10,
       recordingDir: dir,
       defaultMedia: () => legMedia,
     });
+    adapter = loopback.adapter;
   });
   afterAll(async () => {
-    await adapter?.close();
-    await engine?.close();
-    await stack?.close();
+    await loopback?.close();
   });
 
   /** Starts SIPp as the callee and calls it through a trunk whose domain is 127.0.0.1. */
