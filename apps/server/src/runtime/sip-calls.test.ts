@@ -3,13 +3,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSipTestApp, type SipTestApp } from '../../test/sip-app';
 import {
-  fillScenario,
   freeMediaPort,
   freeUdpPort,
   killSipps,
-  PLAY_PCAP_SCENARIO,
+  playPcapScenario,
   runSipp,
-  SIPP_PCAPS,
 } from '../engine/telephony/sip/sipp-test-support';
 import { seedDemoContent } from '../modules/demo/demo-content';
 
@@ -57,10 +55,7 @@ describe('real SIP calls through the server', () => {
   it('answers a caller on a trunk number with its assistant and stores the line’s recording', async () => {
     const run = await runSipp({
       // The play scenario calls sip:media@; here it dials the trunk's number (-s).
-      scenario: fillScenario(PLAY_PCAP_SCENARIO, t.dataDir, {
-        __PCAPS__: SIPP_PCAPS,
-        'sip:media@': 'sip:[service]@',
-      }),
+      scenario: playPcapScenario(t.dataDir, { 'sip:media@': 'sip:[service]@' }),
       dir: t.dataDir,
       port: await freeUdpPort(),
       mediaPort: await freeMediaPort(),

@@ -4,13 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  fillScenario,
   freeMediaPort,
   freePortRange,
   freeUdpPort,
   killSipps,
-  PLAY_PCAP_SCENARIO,
   PORT_BANDS,
+  playPcapScenario,
   runSipp,
   SIPP_PCAPS,
 } from '../sip/sipp-test-support';
@@ -111,7 +110,7 @@ describe('MediaEngine against SIPp', () => {
     const peer = await answeringSipPeer(session.localPort);
     const mediaPort = await freeMediaPort();
     const sipp = await runSipp({
-      scenario: fillScenario(PLAY_PCAP_SCENARIO, dir, { __PCAPS__: SIPP_PCAPS }),
+      scenario: playPcapScenario(dir),
       dir,
       port: await freeUdpPort(),
       mediaPort,

@@ -7,13 +7,11 @@ import type { CallLeg, InboundOffer } from '../types';
 import { type LoopbackAdapter, startLoopbackAdapter } from './adapter-test-support';
 import { type LegMedia, nationalNumber, type SipAdapter } from './sip-adapter';
 import {
-  fillScenario,
   freeMediaPort,
   freeUdpPort,
   killSipps,
-  PLAY_PCAP_SCENARIO,
+  playPcapScenario,
   runSipp,
-  SIPP_PCAPS,
   untilSippListens,
 } from './sipp-test-support';
 import { createSipStack, type SipStack } from './stack';
@@ -69,7 +67,7 @@ function channelRms(file: string, channel: 0 | 1): number {
 
 describe('SIP adapter against SIPp', () => {
   it('answers an inbound PCMA call, speaks, hears DTMF, ends on the caller’s BYE and keeps a stereo recording', async () => {
-    const scenario = fillScenario(PLAY_PCAP_SCENARIO, dir, { __PCAPS__: SIPP_PCAPS });
+    const scenario = playPcapScenario(dir);
     const offers: InboundOffer[] = [];
     let leg!: CallLeg;
     const heard = new Promise<string | null>((resolve) => {

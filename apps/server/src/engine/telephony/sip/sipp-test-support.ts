@@ -18,8 +18,7 @@ export const SIPP_PCAPS = '/usr/share/sip-tester';
 export const LOOPBACK = '127.0.0.1';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-/** Calls us, plays a PCMA capture and two RFC 4733 keys, and hangs up (needs `__PCAPS__` filled). */
-export const PLAY_PCAP_SCENARIO = path.join(here, '..', 'media', 'testdata', 'sipp-play-pcap.xml');
+const PLAY_PCAP_SCENARIO = path.join(here, '..', 'media', 'testdata', 'sipp-play-pcap.xml');
 
 /** Says loudly that `what` is skipped when SIPp is missing; answers whether it is there. */
 export function sippOrWarn(what: string): boolean {
@@ -270,6 +269,13 @@ export function fillScenario(file: string, dir: string, fill: Record<string, str
   fs.writeFileSync(copy, text);
   return copy;
 }
+
+/**
+ * A copy in `dir` of the scenario that calls us, plays sip-tester's PCMA capture and two RFC 4733
+ * keys, and hangs up; `fill` replaces more of it.
+ */
+export const playPcapScenario = (dir: string, fill: Record<string, string> = {}) =>
+  fillScenario(PLAY_PCAP_SCENARIO, dir, { __PCAPS__: SIPP_PCAPS, ...fill });
 
 // ---------------------------------------------------------------------------------------------
 // Waiting on SIPp
