@@ -141,8 +141,8 @@ export interface SippOptions {
   mediaPort?: number;
   /** Our side, `host:port`: SIPp calls it. Without it SIPp waits for our call. */
   remote?: string;
-  /** How many calls before SIPp exits (-m); 1 unless set. */
-  calls?: number;
+  /** How many calls before SIPp exits (-m); 1 unless set, no limit with null (the scenario stops it). */
+  calls?: number | null;
   /** Scenario keys (-key name value). */
   keys?: Record<string, string | number>;
   /** SIPp fails and exits after this many seconds (-timeout, -timeout_error); 20 unless set. */
@@ -194,7 +194,8 @@ function sippArgs(options: SippOptions, files: { errors: string; log: string; me
   const keys = Object.entries(options.keys ?? {}).flatMap(([name, value]) => ['-key', name, String(value)]);
   return [
     ...(builtIn ? ['-sn', options.scenario] : ['-sf', options.scenario]),
-    ...['-m', String(options.calls ?? 1), '-i', host, '-p', String(options.port), '-mi', host],
+    ...(options.calls === null ? [] : ['-m', String(options.calls ?? 1)]),
+    ...['-i', host, '-p', String(options.port), '-mi', host],
     ...(options.mediaPort === undefined ? [] : ['-mp', String(options.mediaPort)]),
     ...['-nostdin', '-timeout', String(options.timeoutS ?? 20), '-timeout_error'],
     ...['-trace_err', '-error_file', files.errors],
