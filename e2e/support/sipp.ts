@@ -1,77 +1,23 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import dgram from 'node:dgram';
-import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import {
+  freePortRange,
+  haveSipp,
+  PORT_BANDS,
+  runSipp,
+  SIPP,
+} from '../../apps/server/src/engine/telephony/sip/sipp-test-support';
 
-export const sippPath = process.env.SIPP_PATH ?? '/usr/bin/sipp';
-export const hasSipp = fs.existsSync(sippPath);
+// The server's SIPp test support, shared so every suite spawns, waits for and kills SIPp alike.
+export { freePortRange, PORT_BANDS };
+export const sippPath = SIPP;
+export const hasSipp = haveSipp;
 
 /** Answers OPTIONS pings and one call: 100/180/200 then BYE, or 486 for numbers starting with 486. */
 export const TRUNK_FAR_END_SCENARIO = path.join(
   path.dirname(fileURLToPath(import.meta.url)),
   'sipp-trunk-far-end.xml',
 );
-
-const bindUdp = (port: number, host: string) =>
-  new Promise<dgram.Socket | null>((resolve) => {
-    const socket = dgram.createSocket('udp4');
-    socket.once('error', () => {
-      socket.close();
-      resolve(null);
-    });
-    socket.bind(port, host, () => resolve(socket));
-  });
-
-const bindTcp = (port: number, host: string) =>
-  new Promise<net.Server | null>((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(null));
-    server.listen(port, host, () => resolve(server));
-  });
-
-/**
- * Where ports are drawn from: below Linux's ephemeral range (32768 up), so a port the kernel hands
- * another socket meanwhile cannot take them. The server's RTP range has a band of its own: it binds
- * its ports only when a call starts, so a SIPp started before that must not sit on one.
- */
-export const PORT_BANDS = { rtp: [11000, 21000], sip: [21000, 32000] } as const;
-
-/**
- * `count` consecutive ports starting on an even one, free for UDP (and TCP on the first, for a SIP
- * port) on `host` right now; drawn at random in `band`, so parallel runs rarely meet.
- */
-export async function freePortRange(
-  count: number,
-  { host = '127.0.0.1', tcp = false, band = PORT_BANDS.sip as readonly [number, number] } = {},
-): Promise<number> {
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const base = 2 * Math.floor((band[0] + Math.random() * (band[1] - band[0] - count)) / 2);
-    const held: (dgram.Socket | net.Server)[] = [];
-    let free = true;
-    for (let port = base; port < base + count && free; port++) {
-      const udp = await bindUdp(port, host);
-      if (udp) held.push(udp);
-      else free = false;
-    }
-    if (free && tcp) {
-      const server = await bindTcp(base, host);
-      if (server) held.push(server);
-      else free = false;
-    }
-    await Promise.all(
-      held.map(
-        (socket) =>
-          new Promise<void>((resolve) =>
-            socket instanceof net.Server ? socket.close(() => resolve()) : socket.close(() => resolve()),
-          ),
-      ),
-    );
-    if (free) return base;
-  }
-  throw new Error(`no ${count} free consecutive ports on ${host}`);
-}
 
 export interface SippRun {
   /** The exit code, or the signal's name when it was killed. */
@@ -92,41 +38,23 @@ export function sippUas(options: {
   workDir: string;
   seconds: number;
 }): SippRun {
-  const messages = path.join(options.workDir, `sipp-${options.port}-messages.log`);
-  const child: ChildProcess = spawn(
-    sippPath,
-    [
-      ...['-sf', options.scenario, '-i', '127.0.0.1', '-p', String(options.port)],
-      ...['-mi', '127.0.0.1', '-mp', String(options.mediaPort)],
-      ...['-nostdin', '-timeout', String(options.seconds), '-timeout_error'],
-      ...['-trace_msg', '-message_file', messages],
-    ],
-    { cwd: options.workDir, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let screen = '';
-  child.stdout?.on('data', (chunk) => {
-    screen = (screen + chunk).slice(-4000);
+  const run = runSipp({
+    scenario: options.scenario,
+    dir: options.workDir,
+    port: options.port,
+    mediaPort: options.mediaPort,
+    // Each OPTIONS ping is a call to SIPp: the scenario itself stops it after the INVITE's call.
+    calls: null,
+    timeoutS: options.seconds,
+    messages: true,
   });
-  child.stderr?.on('data', (chunk) => {
-    screen = (screen + chunk).slice(-4000);
-  });
-  const exited = new Promise<number | string>((resolve) => {
-    child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
-    child.on('error', (err) => resolve(err.message));
-  });
-  const traced = () => {
-    try {
-      return fs.readFileSync(messages, 'utf8').slice(-6000);
-    } catch {
-      return '(no messages traced)';
-    }
-  };
   return {
-    exited,
-    log: () => `${screen}\n--- messages ---\n${traced()}`,
-    kill: () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    },
+    exited: run.then(
+      (result) => result.code ?? result.signal ?? 'unknown',
+      (error: Error) => error.message,
+    ),
+    log: () => `${run.output()}\n--- messages ---\n${run.messages().slice(-6000) || '(no messages traced)'}`,
+    kill: run.kill,
   };
 }
 

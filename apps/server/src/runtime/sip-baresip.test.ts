@@ -1,11 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import dgram from 'node:dgram';
 import fs from 'node:fs';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, loginAs, seedUser } from '../../test/helpers';
+import { createSipTestApp, type SipTestApp } from '../../test/sip-app';
 import {
   type FakeTranscriptionServer,
   type HeardUtterance,
@@ -13,6 +11,7 @@ import {
 } from '../engine/speech/fake-transcription-server';
 import { wavToPcm } from '../engine/speech/resample';
 import { encodeWav, readWav } from '../engine/speech/wav';
+import { freePortRange, PORT_BANDS } from '../engine/telephony/sip/sipp-test-support';
 import { seedDemoContent } from '../modules/demo/demo-content';
 
 /*
@@ -37,30 +36,6 @@ const API_KEY = 'sk-local-test';
 const haveBaresip = fs.existsSync(BARESIP);
 if (!haveBaresip) {
   console.warn(`SKIPPED sip-baresip.test.ts: ${BARESIP} is missing (apt-get install baresip-core).`);
-}
-
-/** `count` consecutive ports free on loopback for both UDP and TCP, from a random start. */
-async function freePorts(count: number, from: number, span: number): Promise<number> {
-  const tcpFree = (port: number) =>
-    new Promise<boolean>((resolve) => {
-      const server = net.createServer();
-      server.once('error', () => resolve(false));
-      server.listen(port, HOST, () => server.close(() => resolve(true)));
-    });
-  const udpFree = (port: number) =>
-    new Promise<boolean>((resolve) => {
-      const socket = dgram.createSocket('udp4');
-      socket.once('error', () => resolve(false));
-      socket.bind(port, HOST, () => socket.close(() => resolve(true)));
-    });
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = from + Math.floor(Math.random() * span);
-    let ok = true;
-    for (let port = base; ok && port < base + count; port++)
-      ok = (await tcpFree(port)) && (await udpFree(port));
-    if (ok) return base;
-  }
-  throw new Error(`no ${count} free ports in ${from}-${from + span}`);
 }
 
 const rms = (pcm: Int16Array, from = 0, to = pcm.length) => {
@@ -204,62 +179,32 @@ class Baresip {
 }
 
 describe.skipIf(!haveBaresip)('baresip as the far end of a task call', () => {
-  let t: Awaited<ReturnType<typeof createTestApp>>;
-  let dataDir: string;
+  let t: SipTestApp;
   let phoneDir: string;
-  let projectId: string;
-  let headers: Record<string, string>;
   let assistantId: string;
   let lines: { fallbackReply: string; optOutReply: string };
   let recogniser: FakeTranscriptionServer;
   let phone: Baresip;
 
-  const api = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown) => {
-    const res = await t.app.inject({
-      method,
-      url: `/api/project/${projectId}${url}`,
-      headers,
-      ...(payload === undefined ? {} : { payload: payload as object }),
-    });
-    const json = String(res.headers['content-type']).includes('json');
-    return { status: res.statusCode, body: json ? res.json() : res.body, raw: res.rawPayload };
-  };
-  const must = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown) => {
-    const res = await api(method, url, payload);
-    expect(res.status, `${method} ${url}: ${JSON.stringify(res.body)}`).toBe(200);
-    return res.body.data;
-  };
+  const api = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown) => t.api(method, url, payload);
+  const must = (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown) =>
+    t.must(method, url, payload);
 
   beforeAll(async () => {
-    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sip-baresip-'));
-    phoneDir = path.join(dataDir, 'baresip');
-    fs.mkdirSync(phoneDir);
-    const sipPort = await freePorts(2, 20000, 8000);
-    const rtpBase = 2 * Math.floor((await freePorts(20, 30000, 8000)) / 2);
-    const phonePort = await freePorts(3, 38000, 4000);
-    const phoneRtp = 2 * Math.floor((await freePorts(10, 42000, 8000)) / 2);
-
     recogniser = await startFakeTranscriptionServer({
       apiKey: API_KEY,
       model: MODEL,
       // The softphone says one thing; anything else the VAD might pass on is no words.
       hear: (_utterance, index) => (index === 0 ? SAID : ''),
     });
-    t = await createTestApp({
-      env: {
-        DATA_DIR: dataDir,
-        TELEPHONY: 'sip',
-        SIP_PORT: String(sipPort),
-        SIP_HOST: HOST,
-        RTP_PORT_MIN: String(rtpBase),
-        RTP_PORT_MAX: String(rtpBase + 19),
-      },
-    });
-    await t.app.ready();
-    const owner = await seedUser(t.db, { email: 'baresip@example.com' });
-    projectId = owner.projectId;
-    headers = await loginAs(t.app, 'baresip@example.com');
-    assistantId = (await seedDemoContent(t.db, projectId, owner.userId)).publishedAssistantId;
+    t = await createSipTestApp({ name: 'sip-baresip', email: 'baresip@example.com' });
+    phoneDir = path.join(t.dataDir, 'baresip');
+    fs.mkdirSync(phoneDir);
+    // baresip listens on UDP and TCP (SIP), TLS one above, its control two above; the server's
+    // RTP range is not bound until a call starts, so the phone's must stay clear of it by name.
+    const phonePort = await freePortRange(3, { tcp: true });
+    const phoneRtp = await freePortRange(10, { band: PORT_BANDS.rtp, avoid: [[t.rtpBase, 20]] });
+    assistantId = (await seedDemoContent(t.db, t.projectId, t.userId)).publishedAssistantId;
 
     // The demo assistant, given ears: the local transcription server as its recognition profile.
     const profile = await must('POST', '/speech-providers', {
@@ -295,9 +240,8 @@ describe.skipIf(!haveBaresip)('baresip as the far end of a task call', () => {
 
   afterAll(async () => {
     await phone?.stop();
-    await t?.app.close();
+    await t?.close();
     await recogniser?.close();
-    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('hears the opening line, and the assistant acts on a key press and on recognised speech', async () => {

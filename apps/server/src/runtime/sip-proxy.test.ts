@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import dgram from 'node:dgram';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, loginAs, seedUser } from '../../test/helpers';
+import { createSipTestApp, type SipTestApp } from '../../test/sip-app';
 
 /*
  * The server as a SIP worker behind Kamailio (SIP_PROXY): a UDP socket on 127.0.0.2 plays the
@@ -17,11 +14,8 @@ const HOST = '127.0.0.1';
 const PROXY = '127.0.0.2';
 const ELSEWHERE = '127.0.0.3';
 const CARRIER = '198.51.100.7';
-const sipPort = 17060 + Math.floor(Math.random() * 2000) * 2;
-const rtpBase = 46000 + 2 * Math.floor(Math.random() * 4000);
 
-let t: Awaited<ReturnType<typeof createTestApp>>;
-let dataDir: string;
+let t: SipTestApp;
 
 interface Reply {
   status: number;
@@ -39,6 +33,7 @@ async function send(
   const { port } = socket.address();
   const callId = randomUUID();
   const branch = `z9hG4bK${randomUUID().replaceAll('-', '')}`;
+  const sipPort = t.sipPort;
   const uri = `sip:01000000000@${HOST}:${sipPort}`;
   const message = (verb: string, to: string, extra: string[]) =>
     [
@@ -91,43 +86,24 @@ async function send(
 const statuses = (replies: Reply[]) => replies.map((r) => r.status);
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sip-proxy-'));
-  t = await createTestApp({
-    env: {
-      DATA_DIR: dataDir,
-      TELEPHONY: 'sip',
-      SIP_PORT: String(sipPort),
-      SIP_HOST: HOST,
-      SIP_PROXY: PROXY,
-      RTP_PORT_MIN: String(rtpBase),
-      RTP_PORT_MAX: String(rtpBase + 9),
-    },
+  t = await createSipTestApp({
+    name: 'sip-proxy',
+    email: 'proxy@example.com',
+    rtpPorts: 10,
+    env: { SIP_PROXY: PROXY },
   });
-  await t.app.ready();
-  const owner = await seedUser(t.db, { email: 'proxy@example.com' });
-  const headers = await loginAs(t.app, 'proxy@example.com');
-  const trunk = await t.app.inject({
-    method: 'POST',
-    url: `/api/project/${owner.projectId}/trunks`,
-    headers,
-    payload: {
-      name: '运营商线路',
-      kind: 'ip',
-      signallingAddress: `${CARRIER}:5060`,
-      peerAddresses: [CARRIER],
-    },
+  const trunk = await t.api('POST', '/trunks', {
+    name: '运营商线路',
+    kind: 'ip',
+    signallingAddress: `${CARRIER}:5060`,
+    peerAddresses: [CARRIER],
   });
-  expect(trunk.statusCode, trunk.body).toBe(200);
-  // The SIP runtime reloads its trunks after the save; the carrier's first INVITE waits for that.
-  for (let i = 0; i < 200 && (t.app.runtime.sipStats()?.trunks ?? 0) < 1; i++) {
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  expect(t.app.runtime.sipStats()?.trunks).toBe(1);
+  expect(trunk.status, JSON.stringify(trunk.body)).toBe(200);
+  await t.untilTrunksLoaded(1);
 });
 
 afterAll(async () => {
-  await t?.app.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await t?.close();
 });
 
 describe('a SIP worker behind Kamailio (SIP_PROXY)', () => {

@@ -1,10 +1,7 @@
 import dgram from 'node:dgram';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { TrunkTestEvent } from '@callpilot/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, loginAs, seedUser } from '../../test/helpers';
+import { createSipTestApp, type SipTestApp } from '../../test/sip-app';
 
 /*
  * The SIP runtime's side of 线路管理 against a scripted far end on loopback (no SIPp needed): a new
@@ -12,11 +9,8 @@ import { createTestApp, loginAs, seedUser } from '../../test/helpers';
  * answered case, with a real SIPp and the console, is e2e/tests/trunks.test.ts.
  */
 const HOST = '127.0.0.1';
-const sipPort = 15060 + Math.floor(Math.random() * 2000) * 2;
-const rtpBase = 42000 + 2 * Math.floor(Math.random() * 4000);
 
-let t: Awaited<ReturnType<typeof createTestApp>>;
-let dataDir: string;
+let t: SipTestApp;
 let url: string;
 let headers: Record<string, string>;
 let farEnd: dgram.Socket;
@@ -54,28 +48,15 @@ function startFarEnd(): Promise<dgram.Socket> {
 }
 
 beforeAll(async () => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sip-runtime-'));
   farEnd = await startFarEnd();
-  t = await createTestApp({
-    env: {
-      DATA_DIR: dataDir,
-      TELEPHONY: 'sip',
-      SIP_PORT: String(sipPort),
-      SIP_HOST: HOST,
-      RTP_PORT_MIN: String(rtpBase),
-      RTP_PORT_MAX: String(rtpBase + 9),
-    },
-  });
-  await t.app.ready();
-  const owner = await seedUser(t.db, { email: 'trunk-test@example.com' });
-  url = `/api/project/${owner.projectId}/trunks`;
-  headers = await loginAs(t.app, 'trunk-test@example.com');
+  t = await createSipTestApp({ name: 'sip-runtime', email: 'trunk-test@example.com', rtpPorts: 10 });
+  url = `/api/project/${t.projectId}/trunks`;
+  headers = t.headers;
 });
 
 afterAll(async () => {
-  await t?.app.close();
+  await t?.close();
   farEnd?.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('trunks on the SIP runtime', () => {

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freeUdpPort } from '../../src/engine/telephony/sip/sipp-test-support';
 
 /**
  * Runs the shipped Kamailio configuration (deploy/kamailio/kamailio.cfg) on loopback in front
@@ -245,13 +246,7 @@ export class KamailioLab {
   /** A UDP port free right now on loopback, never one this lab handed out already. */
   async freePort(): Promise<number> {
     for (;;) {
-      const socket = dgram.createSocket('udp4');
-      await new Promise<void>((resolve, reject) => {
-        socket.once('error', reject);
-        socket.bind(0, HOST, () => resolve());
-      });
-      const { port } = socket.address();
-      await new Promise<void>((resolve) => socket.close(() => resolve()));
+      const port = await freeUdpPort(HOST);
       if (!this.usedPorts.has(port)) {
         this.usedPorts.add(port);
         return port;

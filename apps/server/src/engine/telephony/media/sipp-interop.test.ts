@@ -1,9 +1,18 @@
-import { spawn } from 'node:child_process';
 import dgram from 'node:dgram';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  freeMediaPort,
+  freePortRange,
+  freeUdpPort,
+  killSipps,
+  PORT_BANDS,
+  playPcapScenario,
+  runSipp,
+  SIPP_PCAPS,
+} from '../sip/sipp-test-support';
 import { decodeG711 } from './g711';
 import { MediaEngine } from './media-engine';
 
@@ -15,18 +24,17 @@ import { MediaEngine } from './media-engine';
  */
 
 const HOST = '127.0.0.1';
-const PCAPS = '/usr/share/sip-tester';
-const SCENARIO = path.join(path.dirname(new URL(import.meta.url).pathname), 'testdata', 'sipp-play-pcap.xml');
-const base = 30000 + 2 * Math.floor(Math.random() * 10000);
 let engine: MediaEngine;
 let dir: string;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'media-sipp-'));
+  const base = await freePortRange(4, { band: PORT_BANDS.rtp });
   engine = await MediaEngine.start({ rtpPortMin: base, rtpPortMax: base + 3, bindAddress: HOST });
 });
 
 afterAll(async () => {
+  killSipps();
   await engine?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
@@ -81,31 +89,6 @@ async function answeringSipPeer(rtpPort: number) {
   return { port: socket.address().port, close: () => socket.close() };
 }
 
-function runSipp(sipPort: number, mediaPort: number): Promise<{ code: number | null; output: string }> {
-  const scenario = path.join(dir, 'scenario.xml');
-  fs.writeFileSync(scenario, fs.readFileSync(SCENARIO, 'utf8').replaceAll('__PCAPS__', PCAPS));
-  return new Promise((resolve, reject) => {
-    const sipp = spawn(
-      'sipp',
-      [
-        ...['-sf', scenario, '-m', '1', '-nostdin', '-timeout', '15', '-timeout_error'],
-        ...['-i', HOST, '-p', '0', '-mi', HOST, '-mp', String(mediaPort)],
-        `${HOST}:${sipPort}`,
-      ],
-      { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let output = '';
-    sipp.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    sipp.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
-    sipp.on('error', reject);
-    sipp.on('exit', (code) => resolve({ code, output }));
-  });
-}
-
 describe('MediaEngine against SIPp', () => {
   it('hears the keys and the speech SIPp plays from its captures, latched to its media port', async () => {
     const session = await engine.open({ callId: 'sipp', recordingPath: path.join(dir, 'sipp.wav') });
@@ -125,8 +108,15 @@ describe('MediaEngine against SIPp', () => {
     session.on('audio', (pcm) => heard.push(pcm));
     await session.setForwardAudio(true);
     const peer = await answeringSipPeer(session.localPort);
-    const mediaPort = 20000 + 2 * Math.floor(Math.random() * 4000);
-    const sipp = await runSipp(peer.port, mediaPort);
+    const mediaPort = await freeMediaPort();
+    const sipp = await runSipp({
+      scenario: playPcapScenario(dir),
+      dir,
+      port: await freeUdpPort(),
+      mediaPort,
+      remote: `${HOST}:${peer.port}`,
+      timeoutS: 15,
+    });
     peer.close();
     const result = await session.close();
 
@@ -135,7 +125,7 @@ describe('MediaEngine against SIPp', () => {
     expect(latchedPorts).toEqual([mediaPort]);
     // The speech arrives sample for sample: find a stretch of the capture (30 ms packets) in
     // what the session forwarded (20 ms frames), then compare the 20 packets from there on.
-    const captured = pcapPayloads(path.join(PCAPS, 'g711a.pcap')).map((p) => decodeG711('PCMA', p));
+    const captured = pcapPayloads(path.join(SIPP_PCAPS, 'g711a.pcap')).map((p) => decodeG711('PCMA', p));
     const expected = Int16Array.from(captured.flatMap((packet) => [...packet]));
     const pcm = Int16Array.from(heard.flatMap((chunk) => [...chunk]));
     const from = 24 * 240;

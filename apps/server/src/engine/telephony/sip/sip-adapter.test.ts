@@ -1,14 +1,19 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import dgram from 'node:dgram';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../clock';
-import { loadVad, type Vad } from '../../speech/vad';
-import { MediaEngine } from '../media/media-engine';
 import type { CallLeg, InboundOffer } from '../types';
-import { createSipAdapter, type LegMedia, nationalNumber, type SipAdapter } from './sip-adapter';
+import { type LoopbackAdapter, startLoopbackAdapter } from './adapter-test-support';
+import { type LegMedia, nationalNumber, type SipAdapter } from './sip-adapter';
+import {
+  freeMediaPort,
+  freeUdpPort,
+  killSipps,
+  playPcapScenario,
+  runSipp,
+  untilSippListens,
+} from './sipp-test-support';
 import { createSipStack, type SipStack } from './stack';
 
 /*
@@ -17,18 +22,13 @@ import { createSipStack, type SipStack } from './stack';
  */
 
 const HOST = '127.0.0.1';
-const PCAPS = '/usr/share/sip-tester';
 const here = path.dirname(new URL(import.meta.url).pathname);
-const PLAY_SCENARIO = path.join(here, '..', 'media', 'testdata', 'sipp-play-pcap.xml');
 const BUSY_SCENARIO = path.join(here, 'testdata', 'sipp-busy.xml');
-const rtpBase = 31000 + 2 * Math.floor(Math.random() * 8000);
 
 let dir: string;
 let stack: SipStack;
-let engine: MediaEngine;
-let vad: Vad;
 let adapter: SipAdapter;
-const sipps = new Set<ChildProcess>();
+let loopback: LoopbackAdapter | undefined;
 
 /** 600 ms of a 440 Hz tone: what the assistant "says" (no synthesiser needed for signalling tests). */
 const tone = () =>
@@ -37,59 +37,20 @@ const legMedia: LegMedia = { synthesize: async () => tone(), recognizer: null };
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sip-adapter-'));
-  stack = await createSipStack({
-    host: HOST,
-    port: 0,
-    protocols: ['udp'],
-    t1: 100,
-    t2: 800,
-    t4: 200,
-    timerD: 500,
-  });
-  engine = await MediaEngine.start({ rtpPortMin: rtpBase, rtpPortMax: rtpBase + 19, bindAddress: HOST });
-  vad = await loadVad();
-  adapter = createSipAdapter({
-    stack,
-    media: engine,
-    vad,
-    clock: systemClock,
-    mediaAddress: HOST,
+  loopback = await startLoopbackAdapter({
+    timers: { t1: 100, t2: 800, t4: 200, timerD: 500 },
+    rtpPorts: 20,
     recordingDir: dir,
     defaultMedia: () => legMedia,
   });
+  ({ stack, adapter } = loopback);
 });
 
 afterAll(async () => {
-  for (const sipp of sipps) sipp.kill('SIGKILL');
-  await adapter?.close();
-  await engine?.close();
-  await stack?.close();
+  killSipps();
+  await loopback?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-function sipp(args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('sipp', [...args, '-nostdin', '-timeout', '20', '-timeout_error'], {
-      cwd: dir,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    sipps.add(child);
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      sipps.delete(child);
-      resolve({ code, output: output.slice(-3000) });
-    });
-  });
-}
-
-const freePort = () => 40000 + Math.floor(Math.random() * 20000);
 
 /** Energy of one channel of a stereo 16-bit WAV (0 left/caller, 1 right/assistant). */
 function channelRms(file: string, channel: 0 | 1): number {
@@ -106,8 +67,7 @@ function channelRms(file: string, channel: 0 | 1): number {
 
 describe('SIP adapter against SIPp', () => {
   it('answers an inbound PCMA call, speaks, hears DTMF, ends on the caller’s BYE and keeps a stereo recording', async () => {
-    const scenario = path.join(dir, 'play.xml');
-    fs.writeFileSync(scenario, fs.readFileSync(PLAY_SCENARIO, 'utf8').replaceAll('__PCAPS__', PCAPS));
+    const scenario = playPcapScenario(dir);
     const offers: InboundOffer[] = [];
     let leg!: CallLeg;
     const heard = new Promise<string | null>((resolve) => {
@@ -121,22 +81,13 @@ describe('SIP adapter against SIPp', () => {
         resolve(utterance?.dtmf ?? null);
       });
     });
-    const mediaPort = 20000 + 2 * Math.floor(Math.random() * 4000);
-    const run = sipp([
-      '-sf',
+    const run = runSipp({
       scenario,
-      '-m',
-      '1',
-      '-i',
-      HOST,
-      '-p',
-      String(freePort()),
-      '-mi',
-      HOST,
-      '-mp',
-      String(mediaPort),
-      `${HOST}:${stack.transport.local.port}`,
-    ]);
+      dir,
+      port: await freeUdpPort(),
+      mediaPort: await freeMediaPort(),
+      remote: `${HOST}:${stack.transport.local.port}`,
+    });
     expect(await heard).toBe('1#');
     const result = await run;
     expect(result.code, result.output).toBe(0);
@@ -153,22 +104,9 @@ describe('SIP adapter against SIPp', () => {
   });
 
   it('calls SIPp answering, then hangs up: BYE from our side, SIPp sees a clean call', async () => {
-    const port = freePort();
-    const run = sipp([
-      '-sn',
-      'uas',
-      '-m',
-      '1',
-      '-i',
-      HOST,
-      '-p',
-      String(port),
-      '-mi',
-      HOST,
-      '-mp',
-      String(20000 + 2 * Math.floor(Math.random() * 4000)),
-    ]);
-    await new Promise((r) => setTimeout(r, 300));
+    const port = await freeUdpPort();
+    const run = runSipp({ scenario: 'uas', dir, port, mediaPort: await freeMediaPort() });
+    await untilSippListens(port, run);
     const result = await adapter.originate({
       callId: 'out-1',
       from: '02160881000',
@@ -192,9 +130,9 @@ describe('SIP adapter against SIPp', () => {
   });
 
   it('reports a busy callee as 忙线 with the carrier’s cause', async () => {
-    const port = freePort();
-    const run = sipp(['-sf', BUSY_SCENARIO, '-m', '1', '-i', HOST, '-p', String(port)]);
-    await new Promise((r) => setTimeout(r, 300));
+    const port = await freeUdpPort();
+    const run = runSipp({ scenario: BUSY_SCENARIO, dir, port });
+    await untilSippListens(port, run);
     const result = await adapter.originate({
       callId: 'out-busy',
       from: '02160881000',

@@ -1,19 +1,28 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import dgram from 'node:dgram';
+import type dgram from 'node:dgram';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../clock';
-import { loadVad, type Vad } from '../../speech/vad';
 import { encodeG711 } from '../media/g711';
-import { MediaEngine, type MediaSession } from '../media/media-engine';
+import type { MediaEngine, MediaSession } from '../media/media-engine';
 import { serializeRtp } from '../media/rtp';
 import type { InboundOffer } from '../types';
+import { type LoopbackAdapter, startLoopbackAdapter } from './adapter-test-support';
 import type { SipMessage } from './message';
-import { createSipAdapter, type LegMedia, type SipAdapter, type SipRoute } from './sip-adapter';
-import { createSipStack, type SipStack } from './stack';
+import type { LegMedia, SipAdapter, SipRoute } from './sip-adapter';
+import {
+  bindUdp,
+  closeUdp,
+  fillScenario,
+  freeUdpPort,
+  killSipps,
+  runSipp,
+  type SippResult,
+  sippOrWarn,
+  untilSippListens,
+} from './sipp-test-support';
+import type { SipStack } from './stack';
 
 /*
  * SIPp scenarios (testdata/sipp-*.xml) against the SIP adapter on loopback: the call flows of
@@ -24,13 +33,7 @@ import { createSipStack, type SipStack } from './stack';
  * retransmissions, legs and media sessions all back to 0.
  */
 
-const SIPP = '/usr/bin/sipp';
-const haveSipp = fs.existsSync(SIPP);
-if (!haveSipp) {
-  console.warn(
-    `SIPp scenario tests SKIPPED: ${SIPP} is missing (Debian package sip-tester; CI installs it).`,
-  );
-}
+const haveSipp = sippOrWarn('SIPp scenario tests');
 
 const HOST = '127.0.0.1';
 /** Short timers keep every state's lifetime (64·T1) near 3 s, so the leak check stays quick. */
@@ -42,9 +45,8 @@ const OUR_NUMBER = '02160881000';
 let dir: string;
 let stack: SipStack;
 let engine: MediaEngine;
-let vad: Vad;
 let adapter: SipAdapter;
-const sipps = new Set<ChildProcess>();
+let loopback: LoopbackAdapter | undefined;
 const peers = new Set<RtpPeer>();
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -54,86 +56,11 @@ const tone = (ms: number) =>
   Int16Array.from({ length: ms * 8 }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * 440 * i) / 8000)));
 const legMedia = (ms = 600): LegMedia => ({ synthesize: async () => tone(ms), recognizer: null });
 
-async function bindUdp(port: number): Promise<dgram.Socket | null> {
-  const socket = dgram.createSocket('udp4');
-  return new Promise((resolve) => {
-    socket.once('error', () => {
-      socket.close();
-      resolve(null);
-    });
-    socket.bind(port, HOST, () => resolve(socket));
-  });
-}
-
-const closeUdp = (socket: dgram.Socket) => new Promise<void>((resolve) => socket.close(() => resolve()));
-
-/** A port free right now (the kernel's pick), for SIPp's signalling socket. */
-async function freeUdpPort(): Promise<number> {
-  const socket = await bindUdp(0);
-  if (!socket) throw new Error('no free UDP port');
-  const { port } = socket.address();
-  await closeUdp(socket);
-  return port;
-}
-
-/** An RTP range of 20 ports outside the kernel's ephemeral range and SIPp's default media ports. */
-async function freeRtpRange(): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20000 + 2 * Math.floor(Math.random() * 5000);
-    const sockets: dgram.Socket[] = [];
-    for (let port = base; port < base + 20; port++) {
-      const socket = await bindUdp(port);
-      if (!socket) break;
-      sockets.push(socket);
-    }
-    await Promise.all(sockets.map(closeUdp));
-    if (sockets.length === 20) return base;
-  }
-  throw new Error('no free RTP range');
-}
-
-/**
- * Waits until SIPp's UDP socket is bound, read from /proc/net/udp: probing by binding the port
- * ourselves could take it from SIPp at the wrong moment. A SIPp that exits first (a scenario it
- * refused) fails the wait with its output.
- */
-async function waitUntilBound(port: number, run: Promise<SippResult>): Promise<void> {
-  const sipp: { exited?: SippResult } = {};
-  void run.then((result) => {
-    sipp.exited = result;
-  });
-  const needle = `:${port.toString(16).toUpperCase().padStart(4, '0')}`;
-  for (let waited = 0; waited < 5000; waited += 25) {
-    if (sipp.exited) throw new Error(`SIPp exited before it listened:\n${sipp.exited.output}`);
-    let table: string;
-    try {
-      table = fs.readFileSync('/proc/net/udp', 'utf8');
-    } catch {
-      await sleep(500);
-      return;
-    }
-    if (table.split('\n').some((line) => line.trim().split(/\s+/)[1]?.endsWith(needle))) return;
-    await sleep(25);
-  }
-  throw new Error(`SIPp did not bind UDP port ${port}`);
-}
-
-interface SippResult {
-  code: number | null;
-  output: string;
-  /** What the scenario's <log> actions wrote. */
-  log: string;
-  /** Unexpected messages and failed checks (-trace_err). */
-  errors: string;
-}
-
-let runs = 0;
-
 /**
  * Runs one call of a scenario; `remote` makes SIPp the caller. `fill` replaces placeholders in
  * a copy of the file, for what SIPp will not take as a -key (a status code).
  */
-function runSipp(
+function playScenario(
   file: string,
   options: {
     port: number;
@@ -143,58 +70,14 @@ function runSipp(
     args?: string[];
   },
 ): Promise<SippResult> {
-  const id = ++runs;
-  const logFile = path.join(dir, `sipp-${id}-logs.log`);
-  const errorFile = path.join(dir, `sipp-${id}-errors.log`);
-  let scenarioFile = scenario(file);
-  if (options.fill) {
-    let text = fs.readFileSync(scenarioFile, 'utf8');
-    for (const [name, value] of Object.entries(options.fill)) text = text.replaceAll(name, String(value));
-    scenarioFile = path.join(dir, `sipp-${id}-${file}`);
-    fs.writeFileSync(scenarioFile, text);
-  }
-  const keys = Object.entries(options.keys ?? {}).flatMap(([name, value]) => ['-key', name, String(value)]);
-  const args = [
-    '-sf',
-    scenarioFile,
-    '-m',
-    '1',
-    '-i',
-    HOST,
-    '-p',
-    String(options.port),
-    '-mi',
-    HOST,
-    '-nostdin',
-    '-timeout',
-    '20',
-    '-timeout_error',
-    '-trace_err',
-    '-error_file',
-    errorFile,
-    '-trace_logs',
-    '-log_file',
-    logFile,
-    ...keys,
-    ...(options.args ?? []),
-    ...(options.remote ? ['-s', OUR_NUMBER, `${HOST}:${stack.transport.local.port}`] : []),
-  ];
-  return new Promise((resolve, reject) => {
-    const child = spawn(SIPP, args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
-    sipps.add(child);
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output = (output + chunk).slice(-20_000);
-    });
-    child.stderr.on('data', (chunk) => {
-      output = (output + chunk).slice(-20_000);
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => {
-      sipps.delete(child);
-      const read = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '');
-      resolve({ code, output: output.slice(-3000), log: read(logFile), errors: read(errorFile) });
-    });
+  return runSipp({
+    scenario: options.fill ? fillScenario(scenario(file), dir, options.fill) : scenario(file),
+    dir,
+    port: options.port,
+    keys: options.keys,
+    logs: true,
+    args: [...(options.args ?? []), ...(options.remote ? ['-s', OUR_NUMBER] : [])],
+    remote: options.remote ? `${HOST}:${stack.transport.local.port}` : undefined,
   });
 }
 
@@ -346,33 +229,19 @@ function nextInbound<T>(handle: (offer: InboundOffer) => Promise<T>): Promise<T>
 describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sip-scenarios-'));
-    stack = await createSipStack({
-      host: HOST,
-      port: 0,
-      protocols: ['udp'],
-      t1: T1,
-      t2: 400,
-      t4: 200,
-      timerD: 300,
-    });
-    const rtpBase = await freeRtpRange();
-    engine = await MediaEngine.start({ rtpPortMin: rtpBase, rtpPortMax: rtpBase + 19, bindAddress: HOST });
-    vad = await loadVad();
-    adapter = createSipAdapter({
-      stack,
-      media: engine,
-      vad,
-      clock: systemClock,
-      mediaAddress: HOST,
+    loopback = await startLoopbackAdapter({
+      timers: { t1: T1, t2: 400, t4: 200, timerD: 300 },
+      rtpPorts: 20,
       recordingDir: dir,
       defaultMedia: () => legMedia(),
     });
+    ({ stack, engine, adapter } = loopback);
   });
 
   afterEach(async () => {
     restoreTransport?.();
     restoreTransport = null;
-    for (const sipp of sipps) sipp.kill('SIGKILL');
+    killSipps();
     await Promise.all([...peers].map((peer) => peer.close()));
     // Every state is bounded by 64·T1 (timers L, M, J); then nothing may be left.
     const deadline = Date.now() + 64 * T1 + 3000;
@@ -392,9 +261,7 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
   });
 
   afterAll(async () => {
-    await adapter?.close();
-    await engine?.close();
-    await stack?.close();
+    await loopback?.close();
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -402,8 +269,8 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
     const peer = await RtpPeer.open();
     peer.talking = true;
     const port = await freeUdpPort();
-    const run = runSipp('sipp-early-media.xml', { port, keys: { rtp_port: peer.port } });
-    await waitUntilBound(port, run);
+    const run = playScenario('sipp-early-media.xml', { port, keys: { rtp_port: peer.port } });
+    await untilSippListens(port, run);
     const provisional: number[] = [];
     const callId = randomUUID();
     const result = await adapter.originate({
@@ -431,8 +298,8 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
 
   it('gives up a ringing call with CANCEL at the ring timeout: 未接听, and the 487 is ACKed', async () => {
     const port = await freeUdpPort();
-    const run = runSipp('sipp-no-answer.xml', { port });
-    await waitUntilBound(port, run);
+    const run = playScenario('sipp-no-answer.xml', { port });
+    await untilSippListens(port, run);
     const result = await originate(port, { ringTimeoutMs: 800 });
     expect(result).toMatchObject({ answered: false, outcome: 'no_answer' });
     expect(result.ringMs).toBeGreaterThanOrEqual(790);
@@ -444,12 +311,12 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
     { status: 480, phrase: 'Temporarily Unavailable', cause: 1, why: 'Q.850 cause 1 outranks the status' },
   ])('reports a vacant number as 空号 ($why)', async ({ status, phrase, cause }) => {
     const port = await freeUdpPort();
-    const run = runSipp('sipp-refuse.xml', {
+    const run = playScenario('sipp-refuse.xml', {
       port,
       keys: { cause },
       fill: { __STATUS__: status, __PHRASE__: phrase },
     });
-    await waitUntilBound(port, run);
+    await untilSippListens(port, run);
     const result = await originate(port);
     expect(result).toMatchObject({ answered: false, outcome: 'vacant' });
     if (!result.answered) expect(result.detail).toContain(String(status));
@@ -459,7 +326,7 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
   it('answers a 401 challenge on INVITE with credentials SIPp verifies, in a new CSeq', async () => {
     const port = await freeUdpPort();
     const credentials = { username: 'trunk-user', password: 's3cret-pw' };
-    const run = runSipp('sipp-digest-401.xml', {
+    const run = playScenario('sipp-digest-401.xml', {
       port,
       keys: {
         user: credentials.username,
@@ -468,7 +335,7 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
         nonce: randomBytes(16).toString('hex'),
       },
     });
-    await waitUntilBound(port, run);
+    await untilSippListens(port, run);
     const result = await originate(port, { sip: { credentials } });
     if (!result.answered) throw new Error(`not answered: ${result.outcome} ${result.detail}`);
     await result.leg.hangup();
@@ -480,11 +347,11 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
     const credentials = { username: 'trunk-user', password: 's3cret-pw' };
     const realm = 'proxy.example.cn';
     const nonce = randomBytes(16).toString('hex');
-    const run = runSipp('sipp-digest-407.xml', {
+    const run = playScenario('sipp-digest-407.xml', {
       port,
       keys: { user: credentials.username, realm, nonce },
     });
-    await waitUntilBound(port, run);
+    await untilSippListens(port, run);
     const result = await originate(port, { sip: { credentials } });
     if (!result.answered) throw new Error(`not answered: ${result.outcome} ${result.detail}`);
     await result.leg.hangup();
@@ -512,11 +379,11 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
   it('reports refused trunk credentials as an authentication failure, without retrying them', async () => {
     const sent = recordSent();
     const port = await freeUdpPort();
-    const run = runSipp('sipp-digest-rejected.xml', {
+    const run = playScenario('sipp-digest-rejected.xml', {
       port,
       keys: { realm: 'trunk.example.cn', nonce: randomBytes(16).toString('hex') },
     });
-    await waitUntilBound(port, run);
+    await untilSippListens(port, run);
     const result = await originate(port, {
       sip: { credentials: { username: 'trunk-user', password: 'wrong' } },
     });
@@ -547,7 +414,7 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
       return { aborted, answer };
     });
     const port = await freeUdpPort();
-    const run = runSipp('sipp-cancel.xml', { port, remote: true });
+    const run = playScenario('sipp-cancel.xml', { port, remote: true });
     const { aborted, answer } = await handled;
     expect(aborted).toBe(true);
     expect(answer).not.toBe('answered');
@@ -569,7 +436,7 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
         ),
       );
       const port = await freeUdpPort();
-      const run = runSipp('sipp-no-capacity.xml', { port, remote: true });
+      const run = playScenario('sipp-no-capacity.xml', { port, remote: true });
       expect(await handled).toBe('refused');
       expectSippPassed(await run);
     } finally {
@@ -579,8 +446,8 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
 
   it('ends an outbound call on the callee’s BYE: the assistant stops speaking and stops listening', async () => {
     const port = await freeUdpPort();
-    const run = runSipp('sipp-bye-from-callee.xml', { port });
-    await waitUntilBound(port, run);
+    const run = playScenario('sipp-bye-from-callee.xml', { port });
+    await untilSippListens(port, run);
     const result = await originate(port, { media: legMedia(4000) });
     if (!result.answered) throw new Error(`not answered: ${result.outcome} ${result.detail}`);
     const played = await result.leg.say('这是一段很长的话', { interruptible: false });
@@ -599,7 +466,7 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
       return leg.whenEnded;
     });
     const port = await freeUdpPort();
-    const run = runSipp('sipp-hung-up-on.xml', { port, remote: true });
+    const run = playScenario('sipp-hung-up-on.xml', { port, remote: true });
     expect((await handled).by).toBe('local');
     expectSippPassed(await run);
   });
@@ -611,7 +478,7 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
       return leg.whenEnded;
     });
     const port = await freeUdpPort();
-    const run = runSipp('sipp-hold.xml', { port, remote: true, keys: { rtp_port: peer.port } });
+    const run = playScenario('sipp-hold.xml', { port, remote: true, keys: { rtp_port: peer.port } });
     // SIPp checks each answer's direction and o= line (same session id, version up).
     expectSippPassed(await run);
     expect((await handled).by).toBe('remote');
@@ -631,7 +498,7 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
     });
     const port = await freeUdpPort();
     // -nr: SIPp must see our identical 200 copies as new messages, not as retransmissions.
-    const run = runSipp('sipp-ack-late.xml', { port, remote: true, args: ['-nr'] });
+    const run = playScenario('sipp-ack-late.xml', { port, remote: true, args: ['-nr'] });
     const { played, end } = await handled;
     const done = await run;
     expectSippPassed(done);
@@ -649,8 +516,8 @@ describe.skipIf(!haveSipp)('SIP adapter against SIPp scenarios', () => {
   it('ACKs every copy of a 200 the callee retransmits, even after Timer M, keeping one call', async () => {
     const sent = recordSent();
     const port = await freeUdpPort();
-    const run = runSipp('sipp-200-retransmitted.xml', { port });
-    await waitUntilBound(port, run);
+    const run = playScenario('sipp-200-retransmitted.xml', { port });
+    await untilSippListens(port, run);
     const result = await originate(port);
     if (!result.answered) throw new Error(`not answered: ${result.outcome} ${result.detail}`);
     await waitFor(

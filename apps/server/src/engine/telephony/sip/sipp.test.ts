@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../clock';
+import { freePortRange, runSipp, sippOrWarn } from './sipp-test-support';
 import { createSipTimers } from './timers';
 import { createResponse, createTransactionLayer, newTag } from './transaction';
 import { createSipTransport, type SipTransport } from './transport';
@@ -13,31 +13,13 @@ import { createSipTransport, type SipTransport } from './transport';
  * and transaction layers with a minimal answering TU. SIPp parses what we send with its own
  * parser and fails the call on anything unexpected, which our own tests cannot catch.
  */
-const SIPP = '/usr/bin/sipp';
-const haveSipp = fs.existsSync(SIPP);
-if (!haveSipp) {
-  console.warn(`SIPp interop test skipped: ${SIPP} is missing (Debian package sip-tester; CI installs it).`);
-}
+const haveSipp = sippOrWarn('SIPp interop test');
 
 let transport: SipTransport | undefined;
 afterEach(async () => {
   await transport?.close();
   transport = undefined;
 });
-
-function runSipp(args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(SIPP, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      output += chunk;
-    });
-    child.on('close', (code) => resolve({ code, output }));
-  });
-}
 
 describe.skipIf(!haveSipp)('SIPp uac scenario against the transaction layer', () => {
   it.each([
@@ -67,26 +49,16 @@ describe.skipIf(!haveSipp)('SIPp uac scenario against the transaction layer', ()
 
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sipp-'));
       try {
-        const errors = path.join(dir, 'errors.log');
-        const { code, output } = await runSipp(
-          [
-            '-sn',
-            'uac',
-            `127.0.0.1:${port}`,
-            '-m',
-            '1',
-            '-t',
-            mode,
-            '-i',
-            '127.0.0.1',
-            '-d',
-            '0',
-            '-nostdin',
-          ].concat(['-timeout', '5s', '-timeout_error', '-trace_err', '-error_file', errors]),
+        const { code, errors, output } = await runSipp({
+          scenario: 'uac',
           dir,
-        );
-        const unexpected = fs.existsSync(errors) ? fs.readFileSync(errors, 'utf8') : '';
-        expect({ code, unexpected }, output.slice(-2000)).toEqual({ code: 0, unexpected: '' });
+          // Free for TCP too: SIPp listens on it in the TCP run.
+          port: await freePortRange(1, { tcp: true }),
+          remote: `127.0.0.1:${port}`,
+          timeoutS: 5,
+          args: ['-t', mode, '-d', '0'],
+        });
+        expect({ code, unexpected: errors }, output).toEqual({ code: 0, unexpected: '' });
       } finally {
         fs.rmSync(dir, { recursive: true, force: true });
       }
