@@ -1,11 +1,13 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  fillScenario,
   freePortRange,
   haveSipp,
   PORT_BANDS,
   runSipp,
   SIPP,
+  SIPP_PCAPS,
 } from '../../apps/server/src/engine/telephony/sip/sipp-test-support';
 
 // The server's SIPp test support, shared so every suite spawns, waits for and kills SIPp alike.
@@ -48,6 +50,11 @@ export function sippUas(options: {
     timeoutS: options.seconds,
     messages: true,
   });
+  return wrap(run);
+}
+
+/** The e2e suites' view of a run: its exit, its screen and traced messages, and a kill. */
+function wrap(run: ReturnType<typeof runSipp>): SippRun {
   return {
     exited: run.then(
       (result) => result.code ?? result.signal ?? 'unknown',
@@ -59,7 +66,7 @@ export function sippUas(options: {
 }
 
 /** Where Debian's sip-tester keeps the RTP captures SIPp plays (g711a.pcap, dtmf_2833_*.pcap). */
-export const sippCaptures = process.env.SIPP_CAPTURES ?? '/usr/share/sip-tester';
+export const sippCaptures = process.env.SIPP_CAPTURES ?? SIPP_PCAPS;
 
 /**
  * A caller dialling `number` from `caller`, then speaking and hanging up (an INVITE from a trunk's
@@ -67,9 +74,7 @@ export const sippCaptures = process.env.SIPP_CAPTURES ?? '/usr/share/sip-tester'
  */
 export function inboundCallerScenario(workDir: string): string {
   const source = path.join(path.dirname(fileURLToPath(import.meta.url)), 'sipp-inbound-caller.xml');
-  const file = path.join(workDir, 'sipp-inbound-caller.xml');
-  fs.writeFileSync(file, fs.readFileSync(source, 'utf8').replaceAll('__CAPTURES__', sippCaptures));
-  return file;
+  return fillScenario(source, workDir, { __CAPTURES__: sippCaptures });
 }
 
 /**
@@ -86,49 +91,16 @@ export function sippUac(options: {
   workDir: string;
   seconds: number;
 }): SippRun {
-  const messages = path.join(options.workDir, `sipp-uac-${options.port}-messages.log`);
-  const keys = Object.entries(options.keys ?? {}).flatMap(([key, value]) => ['-key', key, value]);
-  const child: ChildProcess = spawn(
-    sippPath,
-    [
-      ...['-sf', options.scenario, '-s', options.number, ...keys, '-m', '1'],
-      ...[
-        '-i',
-        '127.0.0.1',
-        '-p',
-        String(options.port),
-        '-mi',
-        '127.0.0.1',
-        '-mp',
-        String(options.mediaPort),
-      ],
-      ...['-nostdin', '-timeout', String(options.seconds), '-timeout_error'],
-      ...['-trace_msg', '-message_file', messages, options.target],
-    ],
-    { cwd: options.workDir, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let screen = '';
-  const keep = (chunk: Buffer) => {
-    screen = (screen + chunk).slice(-4000);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  const exited = new Promise<number | string>((resolve) => {
-    child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown'));
-    child.on('error', (err) => resolve(err.message));
+  const run = runSipp({
+    scenario: options.scenario,
+    dir: options.workDir,
+    port: options.port,
+    mediaPort: options.mediaPort,
+    remote: options.target,
+    keys: options.keys,
+    args: ['-s', options.number],
+    timeoutS: options.seconds,
+    messages: true,
   });
-  const traced = () => {
-    try {
-      return fs.readFileSync(messages, 'utf8').slice(-6000);
-    } catch {
-      return '(no messages traced)';
-    }
-  };
-  return {
-    exited,
-    log: () => `${screen}\n--- messages ---\n${traced()}`,
-    kill: () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    },
-  };
+  return wrap(run);
 }
