@@ -95,6 +95,7 @@ describe('FunASR recognizer: transcribe', () => {
     expect(config?.hotwords).toBe('{"宽带":20,"套餐":20,"天翼":30}');
     expect(config?.itn).toBe(false);
     expect(funAsrHotwords(undefined)).toBe('');
+    expect(funAsrHotwords('', { 宽带: Number.NaN, 套餐: 12.6 })).toBe('{"套餐":13}');
   });
 
   it('asks nothing for an empty utterance, and answers empty text when no speech was heard', async () => {

@@ -91,7 +91,8 @@ export function funAsrHotwords(prompt: string | undefined, profile: Record<strin
   for (const word of (prompt ?? '').split(/[\s,，、;；]+/)) if (word) words[word] = DEFAULT_HOTWORD_WEIGHT;
   for (const [word, weight] of Object.entries(profile)) {
     const trimmed = word.trim();
-    if (trimmed) words[trimmed] = Math.round(weight);
+    // The server reads weights as integers; one it cannot read makes it drop every hotword.
+    if (trimmed && Number.isFinite(weight)) words[trimmed] = Math.round(weight);
   }
   return Object.keys(words).length > 0 ? JSON.stringify(words) : '';
 }
