@@ -426,6 +426,17 @@ describe('Aliyun NLS recogniser: failures', () => {
     expect(err.message).toContain('网关地址');
   });
 
+  it('a malformed gateway address is a bad_request naming the gateway address', async () => {
+    const err = await failure(
+      recognizer({ gatewayUrl: 'nls-gateway-cn-shanghai.aliyuncs.com/ws/v1' }).transcribe(
+        { pcm: tone(100), sampleRate: 8000 },
+        { language: 'zh' },
+      ),
+    );
+    expect(err.kind).toBe('bad_request');
+    expect(err.message).toContain('网关地址');
+  });
+
   it('maps status texts without quoting a token or the secret', () => {
     const err = taskFailure(40000001, "Gateway:ACCESS_DENIED:The token 'abcdef0123456789' is invalid!", [
       AK_SECRET,

@@ -201,6 +201,7 @@ class AliyunTranscription implements RecognitionSession {
   private done = false;
   private failure: { error: unknown } | undefined;
   private result: Transcript | undefined;
+  private finished: Promise<Transcript> | undefined;
   private finishing: { resolve: (t: Transcript) => void; reject: (err: unknown) => void } | undefined;
   private started = deferred();
   private completed = deferred();
@@ -240,11 +241,14 @@ class AliyunTranscription implements RecognitionSession {
   finish(): Promise<Transcript> {
     if (this.failure) return Promise.reject(this.failure.error);
     if (this.result) return Promise.resolve(this.result);
-    this.ending = true;
-    this.kick();
-    return new Promise<Transcript>((resolve, reject) => {
-      this.finishing = { resolve, reject };
-    });
+    if (!this.finished) {
+      this.ending = true;
+      this.finished = new Promise<Transcript>((resolve, reject) => {
+        this.finishing = { resolve, reject };
+      });
+      this.kick();
+    }
+    return this.finished;
   }
 
   abort(): void {
@@ -315,10 +319,18 @@ class AliyunTranscription implements RecognitionSession {
   }
 
   private open(token: string) {
-    const ws = new WebSocket(this.config.gatewayUrl, {
-      headers: { 'X-NLS-Token': token },
-      perMessageDeflate: false,
-    });
+    let ws: WebSocket;
+    try {
+      ws = new WebSocket(this.config.gatewayUrl, {
+        headers: { 'X-NLS-Token': token },
+        perMessageDeflate: false,
+      });
+    } catch {
+      throw fail(
+        'bad_request',
+        `${SERVICE}（阿里云）的网关地址格式不正确，请检查${PROFILE}中的网关地址（如 wss://…/ws/v1）`,
+      );
+    }
     this.ws = ws;
     let opened = false;
     const mine = () => this.ws === ws;
