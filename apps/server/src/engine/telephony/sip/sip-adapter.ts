@@ -205,8 +205,11 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
    * must not send, and a recvonly one that we need not expect caller audio.
    */
   async function startMedia(media: MediaSession, negotiated: NegotiatedMedia): Promise<void> {
-    await media.setRemote(remoteOf(negotiated));
+    // Direction first: once the remote is set the worker takes the far end's packets, and the
+    // leg's listeners are attached right after this resolves. A worker message between the two
+    // (a key pressed at once) would reach a session nobody listens to yet.
     await media.setDirection(negotiated.direction);
+    await media.setRemote(remoteOf(negotiated));
   }
 
   function makeLeg(input: {
