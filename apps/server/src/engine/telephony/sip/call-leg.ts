@@ -7,11 +7,16 @@
  * utterance that starts while the assistant speaks (barge-in) is still whole when `listen`
  * asks for it. Events queue until `listen` takes them; DTMF digits pressed in a row are joined
  * into one answer (up to `#` or a pause).
+ *
+ * A recogniser that streams (`openSession`) hears each utterance while it is spoken: a session
+ * opens at the VAD's speech start, with the audio just before it, and is finished at speech end,
+ * so the final transcript costs the vendor's last decode, not a replay of the whole utterance.
  */
 import type { CallDirection } from '@callpilot/contracts';
+import { ProviderError } from '../../brain/openai-client';
 import type { Clock } from '../../clock';
-import type { SpeechRecognizer } from '../../speech/types';
-import { type Endpointer, FRAME_SAMPLES, type SpeechEnd } from '../../speech/vad';
+import type { RecognitionSession, SpeechRecognizer, Transcript } from '../../speech/types';
+import { type Endpointer, FRAME_MS, FRAME_SAMPLES, type SpeechEnd } from '../../speech/vad';
 import type { MediaSession } from '../media/media-engine';
 import type { CallLeg, LegEndBy, PlayResult, Utterance } from '../types';
 import { formatDtmfRelay } from './dtmf-info';
@@ -21,6 +26,16 @@ import type { InviteSession } from './user-agent';
 const DTMF_PAUSE_MS = 1500;
 /** A key sent as SIP INFO lasts this long, and the next one follows after as long a gap. */
 const INFO_KEY_MS = 160;
+/**
+ * Audio a streaming session gets from before the VAD's onset, as the endpointer's default pre-roll
+ * keeps for `transcribe`: the first consonant is quiet and would be lost.
+ */
+const STREAM_PRE_ROLL_FRAMES = 10;
+/**
+ * Frames the leg keeps to replay at speech start: the pre-roll plus the VAD's start window (8
+ * frames by default), with room for a slower `speechMs`.
+ */
+const STREAM_HISTORY_FRAMES = 40;
 
 export interface SipLegOptions {
   id: string;
@@ -47,10 +62,21 @@ export interface SipLegOptions {
   /** The media session records the call to a WAV (the call's recording). */
   recordsLine?: boolean;
   onError?: (err: unknown, context: string) => void;
+  /** A streaming recogniser revised the text of the utterance being spoken. */
+  onPartial?: (text: string) => void;
+}
+
+/** How a streaming session ended, and when (clock time): the final's latency is measured from it. */
+type StreamFinal = { transcript: Transcript; at: number } | { error: unknown; at: number };
+
+/** A streaming recognition of the utterance in progress. */
+interface Stream {
+  session: RecognitionSession;
+  partial: string;
 }
 
 type Heard =
-  | { kind: 'speech'; end: SpeechEnd; at: number }
+  | { kind: 'speech'; end: SpeechEnd; at: number; final?: Promise<StreamFinal> }
   | { kind: 'dtmf'; digits: string; startedAt: number; endedAt: number };
 
 export class SipCallLeg implements CallLeg {
@@ -75,6 +101,13 @@ export class SipCallLeg implements CallLeg {
   /** The adapter owns the line now (a bridged transfer): hangup() must not end the caller's call. */
   private handedOver = false;
   private readonly detachMedia: () => void;
+  /** The session hearing the utterance in progress; null between utterances or without streaming. */
+  private stream: Stream | null = null;
+  /** Sessions finished but not yet answered: hang-up must close their sockets too. */
+  private readonly finishing = new Set<RecognitionSession>();
+  /** The last frames pushed, by frame number modulo its length; null without a streaming recogniser. */
+  private readonly history: Int16Array | null;
+  private lastPartialText = '';
 
   constructor(private readonly options: SipLegOptions) {
     this.id = options.id;
@@ -84,6 +117,9 @@ export class SipCallLeg implements CallLeg {
     this.answeredAt = options.answeredAt;
     this.recordsLine = options.recordsLine ?? false;
     this.audioEpoch = options.clock.now();
+    this.history = options.recognizer?.openSession
+      ? new Int16Array(STREAM_HISTORY_FRAMES * FRAME_SAMPLES)
+      : null;
     this.whenEnded = new Promise((resolve) => {
       this.resolveEnded = resolve;
     });
@@ -107,6 +143,14 @@ export class SipCallLeg implements CallLeg {
     void session.whenEnded.then((end) => this.end(end.by));
   }
 
+  /**
+   * The streaming recogniser's latest text for the utterance being spoken, or of the last one
+   * until the next starts; empty without a streaming recogniser.
+   */
+  get partial(): string {
+    return this.lastPartialText;
+  }
+
   /** SIP INFO (application/dtmf-relay) from the signalling side. */
   receiveDtmf(digit: string): void {
     this.onDigit(digit);
@@ -117,6 +161,11 @@ export class SipCallLeg implements CallLeg {
     this.ended = { by, at: this.options.clock.now() };
     this.dtmf?.timer.abort();
     this.hangingUp.abort();
+    // Nobody will ask for these transcripts: free the vendor's connections now.
+    this.stream?.session.abort();
+    this.stream = null;
+    for (const session of this.finishing) session.abort();
+    this.finishing.clear();
     // The endpointer's state lives in WASM memory, which is not garbage-collected.
     this.options.endpointer.close();
     this.notify();
@@ -135,9 +184,16 @@ export class SipCallLeg implements CallLeg {
     const { endpointer, clock } = this.options;
     // Re-anchor on every batch: the batch ends now, so position 0 was `now - position`.
     for (let offset = 0; offset + FRAME_SAMPLES <= pcm.length; offset += FRAME_SAMPLES) {
-      const event = endpointer.push(pcm.subarray(offset, offset + FRAME_SAMPLES));
+      const frame = pcm.subarray(offset, offset + FRAME_SAMPLES);
+      const index = endpointer.positionMs / FRAME_MS;
+      this.history?.set(frame, (index % STREAM_HISTORY_FRAMES) * FRAME_SAMPLES);
+      const event = endpointer.push(frame);
+      // The worker sends each batch in a message of its own, so the frame is not reused under the
+      // session (unlike the history, which write() gets copies of).
+      if (this.stream && event?.type !== 'speech_start') this.stream.session.write(frame);
       if (!event) continue;
       if (event.type === 'speech_start') {
+        this.openStream(event.startMs, event.atMs);
         // Without a recogniser the words would be thrown away: cutting the assistant off for
         // them would leave the caller with neither the line nor an answer. Keys still cut in.
         if (this.options.recognizer && this.playing?.interruptible && !this.playing.bargedIn) {
@@ -145,11 +201,70 @@ export class SipCallLeg implements CallLeg {
           void this.options.media.stopPlayback().catch((err) => this.options.onError?.(err, 'barge-in'));
         }
       } else {
-        this.heard.push({ kind: 'speech', end: event, at: clock.now() });
+        const final = this.stream ? this.finishStream(this.stream) : undefined;
+        this.stream = null;
+        this.heard.push({ kind: 'speech', end: event, at: clock.now(), final });
         this.notify();
       }
     }
     this.audioEpoch = clock.now() - endpointer.positionMs;
+  }
+
+  /** Opens a streaming session for the utterance that started, fed the audio since its pre-roll. */
+  private openStream(startMs: number, atMs: number) {
+    const { recognizer } = this.options;
+    const history = this.history;
+    if (!recognizer?.openSession || !history) return;
+    let session: RecognitionSession;
+    try {
+      session = recognizer.openSession({
+        language: 'zh',
+        prompt: this.options.hotwords,
+        signal: this.hangingUp.signal,
+      });
+    } catch (err) {
+      // The utterance is still buffered by the endpointer: transcribe() takes it at speech end.
+      this.options.onError?.(err, 'speech_recognition');
+      return;
+    }
+    const stream: Stream = { session, partial: '' };
+    this.stream = stream;
+    this.lastPartialText = '';
+    session.onPartial((text) => {
+      stream.partial = text;
+      // A late revision of an earlier utterance must not overwrite the one being spoken.
+      if (this.stream !== stream && this.stream !== null) return;
+      this.lastPartialText = text;
+      this.options.onPartial?.(text);
+    });
+    const end = atMs / FRAME_MS;
+    const from = Math.max(0, startMs / FRAME_MS - STREAM_PRE_ROLL_FRAMES, end - STREAM_HISTORY_FRAMES);
+    for (let frame = from; frame < end; frame++) {
+      const at = (frame % STREAM_HISTORY_FRAMES) * FRAME_SAMPLES;
+      session.write(history.slice(at, at + FRAME_SAMPLES));
+    }
+  }
+
+  /**
+   * Ends the stream at the VAD's speech end, at once rather than when `listen` asks: the vendor
+   * decodes its last audio while the assistant finishes whatever it was saying.
+   */
+  private finishStream(stream: Stream): Promise<StreamFinal> {
+    const { session } = stream;
+    const { clock } = this.options;
+    this.finishing.add(session);
+    let finishing: Promise<Transcript>;
+    try {
+      finishing = session.finish();
+    } catch (err) {
+      finishing = Promise.reject(err);
+    }
+    return finishing
+      .then(
+        (transcript) => ({ transcript, at: clock.now() }),
+        (error: unknown) => ({ error, at: clock.now() }),
+      )
+      .finally(() => this.finishing.delete(session));
   }
 
   private onDigit(digit: string) {
@@ -235,7 +350,7 @@ export class SipCallLeg implements CallLeg {
         };
       }
       if (next?.kind === 'speech') {
-        const utterance = await this.recognise(next.end, next.at);
+        const utterance = await this.recognise(next.end, next.at, next.final);
         if (utterance) return utterance;
         continue;
       }
@@ -256,11 +371,38 @@ export class SipCallLeg implements CallLeg {
   }
 
   /** Null when nothing usable was heard (no recogniser, noise, or the recogniser failed). */
-  private async recognise(end: SpeechEnd, heardAt: number): Promise<Utterance | null> {
+  private async recognise(
+    end: SpeechEnd,
+    heardAt: number,
+    streamed: Promise<StreamFinal> | undefined,
+  ): Promise<Utterance | null> {
     const { recognizer, clock } = this.options;
     if (!recognizer) return null;
     const startedAt = this.audioEpoch + end.startMs;
     const endedAt = this.audioEpoch + end.endMs;
+    if (streamed) {
+      const final = await streamed;
+      if (this.ended) return null;
+      if ('transcript' in final) {
+        // An empty final: the VAD started on noise (a cough, the line), not words.
+        if (!final.transcript.text.trim()) return null;
+        // From the VAD's end decision to the final, not to whenever listen() came for it.
+        return {
+          text: final.transcript.text,
+          dtmf: null,
+          startedAt,
+          endedAt,
+          recognitionMs: final.at - heardAt,
+        };
+      }
+      this.options.onError?.(final.error, 'speech_recognition');
+      // A session reports a failure only through finish(), so "failed before finish" is told
+      // apart by its kind: a timeout is the recogniser's time already spent waiting for the final,
+      // and another attempt would double the caller's wait (the turn counts as silence). Anything
+      // else broke the stream (a dropped connection, a server error mid-utterance): the endpointer
+      // kept the whole utterance, and one transcribe() on a fresh connection recovers the turn.
+      if (final.error instanceof ProviderError && final.error.kind === 'timeout') return null;
+    }
     try {
       const transcript = await recognizer.transcribe(
         { pcm: end.audio, sampleRate: 8000 },
