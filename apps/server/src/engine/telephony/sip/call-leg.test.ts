@@ -1,12 +1,15 @@
 import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProviderError } from '../../brain/openai-client';
 import { systemClock } from '../../clock';
 import { createEspeakSynthesizer } from '../../speech/espeak';
+import { createFunAsrRecognizer } from '../../speech/funasr-recognizer';
 import { wavToPcm } from '../../speech/resample';
+import { type FunAsrServer, startFunAsrServer } from '../../speech/testing/funasr-server';
 import type { SpeechRecognizer } from '../../speech/types';
 import { loadVad, type Vad } from '../../speech/vad';
 import type { MediaSession } from '../media/media-engine';
-import { SipCallLeg } from './call-leg';
+import { SipCallLeg, type SipLegOptions } from './call-leg';
 import type { InviteSession } from './user-agent';
 
 /*
@@ -56,7 +59,7 @@ class FakeMedia extends EventEmitter {
   async close() {}
 }
 
-function legWith(recognizer: SpeechRecognizer | null) {
+function legWith(recognizer: SpeechRecognizer | null, extra: Partial<SipLegOptions> = {}) {
   const media = new FakeMedia();
   let endCall: (end: { by: 'local' | 'remote' }) => void = () => {};
   const session = {
@@ -82,6 +85,7 @@ function legWith(recognizer: SpeechRecognizer | null) {
       ),
     recognizer,
     transfer: async () => ({ ok: false }),
+    ...extra,
   });
   return { leg, media };
 }
@@ -135,4 +139,196 @@ describe('SIP leg barge-in', () => {
     expect(played.interrupted).toBe(true);
     await leg.hangup();
   }, 30_000);
+});
+
+/** `promise`, or a failure naming `what` after `ms`: a missing event fails fast, not at the test timeout. */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what}: nothing after ${ms} ms`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+/** Where `needle` first occurs in `haystack`, or -1. */
+function indexOfSamples(haystack: Int16Array, needle: Int16Array): number {
+  outer: for (let at = 0; at + needle.length <= haystack.length; at++) {
+    for (let i = 0; i < needle.length; i++) if (haystack[at + i] !== needle[i]) continue outer;
+    return at;
+  }
+  return -1;
+}
+
+/**
+ * The caller speaks with nobody talking over: 300 ms of quiet line, the sentence (or its first
+ * `speechMs`), then a second of quiet, in the worker's 80 ms batches at real time. `stop` ends
+ * the line early.
+ */
+async function speak(media: FakeMedia, options: { speechMs?: number; stop?: () => boolean } = {}) {
+  const speech = options.speechMs === undefined ? caller : caller.subarray(0, options.speechMs * 8);
+  const audio = new Int16Array(2400 + speech.length + 8000);
+  audio.set(speech, 2400);
+  // The synthesiser's audio ends in a quiet tail: the voice stops at its last loud sample.
+  let lastLoud = speech.length - 1;
+  while (lastLoud > 0 && Math.abs(speech[lastLoud] as number) < 500) lastLoud--;
+  let voiceEndAt = performance.now();
+  for (let offset = 0; offset < audio.length; offset += 640) {
+    if (options.stop?.()) break;
+    media.emit('audio', audio.slice(offset, offset + 640));
+    if (offset <= 2400 + lastLoud) voiceEndAt = performance.now() + 80;
+    await new Promise((resolve) => setTimeout(resolve, 80));
+  }
+  return { voiceEndAt };
+}
+
+const SAID = '不用了，谢谢，我现在不需要。';
+/** FunASR's script: the sentence grows with every second of loud audio, whole at the end. */
+const growingSentence = ({ pcm, final }: { pcm: Int16Array; final: boolean }) => {
+  let loud = 0;
+  for (const sample of pcm) if (Math.abs(sample) > 500) loud++;
+  if (loud === 0) return '';
+  return final ? SAID : SAID.slice(0, Math.min(SAID.length - 1, 2 + Math.floor(pcm.length / 1600)));
+};
+
+/** `transcribe` must not be asked: the streaming path alone hears the caller. */
+function streamingOnly(server: FunAsrServer, over: { timeoutMs?: number } = {}): SpeechRecognizer {
+  const funasr = createFunAsrRecognizer({ url: server.url, ...over });
+  return {
+    transcribe: async () => {
+      throw new Error('transcribe() called: the leg did not use the streaming session');
+    },
+    openSession: funasr.openSession?.bind(funasr),
+  };
+}
+
+/*
+ * Streaming recognition on the leg, against a local server speaking FunASR's websocket protocol
+ * (2pass): every test plays ~4 s of real-time audio, so they run side by side.
+ */
+describe.concurrent('SIP leg streaming recognition', () => {
+  it('streams the caller’s speech as it is spoken: partials before they stop, the final soon after', async () => {
+    let heardAudio = new Int16Array(0);
+    const server = await startFunAsrServer({
+      listen: (heard) => {
+        if (heard.final) heardAudio = heard.pcm.slice();
+        return growingSentence(heard);
+      },
+    });
+    try {
+      const partials: { text: string; at: number }[] = [];
+      const { leg, media } = legWith(streamingOnly(server), {
+        onPartial: (text) => partials.push({ text, at: performance.now() }),
+      });
+      let heardAt = 0;
+      const listening = leg.listen({ timeoutMs: 10_000 }).then((utterance) => {
+        heardAt = performance.now();
+        return utterance;
+      });
+      const { voiceEndAt } = await speak(media);
+      const utterance = await listening;
+
+      expect(utterance?.text).toBe(SAID);
+      // Heard while still speaking: the vendor had the audio before the caller stopped.
+      expect(partials.length).toBeGreaterThan(0);
+      expect(partials[0]?.at).toBeLessThan(voiceEndAt);
+      expect(SAID.startsWith(partials[0]?.text ?? '?')).toBe(true);
+      expect(leg.partial).toBe(SAID);
+      // The final costs the last decode, not a replay of the ~2.5 s utterance: the VAD's 700 ms
+      // of silence, then well under a second (the session runs up to its pre-roll behind real time).
+      const callerMs = caller.length / 8;
+      expect(callerMs).toBeGreaterThan(2000);
+      expect(utterance?.recognitionMs).toBeLessThan(1000);
+      expect(heardAt - voiceEndAt).toBeLessThan(700 + 1000);
+      // One 2pass connection, and it heard the first syllable's onset (the pre-roll before the
+      // VAD's start decision was sent).
+      expect(server.sessions).toHaveLength(1);
+      expect(server.sessions[0]?.config?.mode).toBe('2pass');
+      const onset = caller.findIndex((sample) => sample !== 0);
+      expect(indexOfSamples(heardAudio, caller.subarray(onset, onset + 160))).toBeGreaterThanOrEqual(0);
+      expect(heardAudio.length / 8).toBeLessThan(callerMs + 1200);
+      await leg.hangup();
+    } finally {
+      await server.close();
+    }
+  }, 20_000);
+
+  it('closes the recogniser’s connection when the caller hangs up mid-sentence', async () => {
+    const server = await startFunAsrServer({ listen: growingSentence });
+    try {
+      const { leg, media } = legWith(streamingOnly(server));
+      const listening = leg.listen({ timeoutMs: 10_000 });
+      const talking = speak(media, { speechMs: 1500, stop: () => leg.ended !== null });
+      await within(server.connected(1), 3000, 'the leg opening a session at speech start');
+      // Mid-sentence: the VAD started, the session streams, nobody has stopped talking yet.
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(leg.ended).toBeNull();
+
+      await leg.hangup();
+      const closed = await within(server.sessions[0]!.closed, 3000, 'the socket closing at hang-up');
+      expect(closed).toEqual({ code: 1000, byServer: false });
+      // No end flag: nothing was asked of the recogniser after the caller left.
+      expect(server.sessions[0]?.ended).toBe(false);
+      expect(await listening).toBeNull();
+      await talking;
+      expect(server.sessions).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  }, 20_000);
+
+  it('recovers the turn through transcribe() when the stream breaks mid-sentence', async () => {
+    const server = await startFunAsrServer({ listen: growingSentence });
+    try {
+      // The server process dies 600 ms into the utterance; it is back for the next connection.
+      server.failMidStream({ afterAudioMs: 600, how: 'drop' });
+      const errors: unknown[] = [];
+      const { leg, media } = legWith(createFunAsrRecognizer({ url: server.url }), {
+        onError: (err) => errors.push(err),
+      });
+      const listening = leg.listen({ timeoutMs: 10_000 });
+      const talking = speak(media);
+      await within(server.connected(1), 3000, 'the leg opening a session at speech start');
+      server.failMidStream(null);
+      const utterance = await listening;
+      await talking;
+
+      expect(utterance?.text).toBe(SAID);
+      expect(server.sessions.map((session) => session.config?.mode)).toEqual(['2pass', 'offline']);
+      expect(await server.sessions[0]?.closed).toMatchObject({ byServer: true });
+      // The whole utterance went to the fallback, not just what followed the break.
+      expect(server.sessions[1]?.audioMs).toBeGreaterThan(caller.length / 8);
+      expect(errors).toHaveLength(1);
+      expect(errors[0]).toBeInstanceOf(ProviderError);
+      expect((errors[0] as ProviderError).kind).toBe('upstream');
+      await leg.hangup();
+    } finally {
+      await server.close();
+    }
+  }, 20_000);
+
+  it('counts the turn as silence when the final never comes, without a second wait', async () => {
+    const server = await startFunAsrServer({ listen: growingSentence });
+    try {
+      server.finalDelay('never');
+      const errors: unknown[] = [];
+      const { leg, media } = legWith(createFunAsrRecognizer({ url: server.url, timeoutMs: 800 }), {
+        onError: (err) => errors.push(err),
+      });
+      const talking = speak(media);
+      const heard = await leg.listen({ timeoutMs: 3000 });
+      await talking;
+
+      expect(heard).toBeNull();
+      expect(errors).toHaveLength(1);
+      expect((errors[0] as ProviderError).kind).toBe('timeout');
+      // No transcribe() after the timeout: one connection, which the leg closed.
+      expect(server.sessions).toHaveLength(1);
+      expect(await server.sessions[0]?.closed).toMatchObject({ byServer: false });
+      await leg.hangup();
+    } finally {
+      await server.close();
+    }
+  }, 20_000);
 });
