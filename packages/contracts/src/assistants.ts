@@ -534,7 +534,11 @@ export const speechProviderWriteRequest = z
       const value = input[field];
       const checked = schema.safeParse(value === '' ? undefined : value);
       if (!checked.success) {
-        ctx.addIssue({ code: 'custom', path: [field], message: checked.error.issues[0]?.message ?? '格式不正确' });
+        ctx.addIssue({
+          code: 'custom',
+          path: [field],
+          message: checked.error.issues[0]?.message ?? '格式不正确',
+        });
       }
     }
   })
