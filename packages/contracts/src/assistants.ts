@@ -422,22 +422,125 @@ export type LlmProviderTestResult = z.infer<typeof llmProviderTestResult>;
 
 // ---- Speech recognition profiles ----
 
-/** How a recognition profile is spoken to. Issue #14 adds 'funasr' | 'aliyun' | 'tencent'. */
-export const speechVendor = z.enum(['openai_compatible'], { error: '语音识别服务类型不支持' });
+/** How a recognition profile is spoken to: a vendor's streaming protocol, or OpenAI-compatible HTTP. */
+export const speechVendor = z.enum(['openai_compatible', 'funasr', 'aliyun_nls', 'tencent'], {
+  error: '语音识别服务类型不支持',
+});
 export type SpeechVendor = z.infer<typeof speechVendor>;
 export const SPEECH_VENDOR_LABELS: Record<SpeechVendor, string> = {
   openai_compatible: 'OpenAI 兼容接口（/audio/transcriptions）',
+  funasr: 'FunASR（自部署）',
+  aliyun_nls: '阿里云实时语音识别',
+  tencent: '腾讯云实时语音识别',
 };
+
+/** A websocket address (FunASR server, Aliyun gateway); an empty one asks for it by name. */
+const websocketUrl = (label: string) =>
+  z
+    .url({
+      protocol: /^wss?$/,
+      error: (issue) =>
+        issue.input === undefined || issue.input === ''
+          ? `请输入${label}`
+          : `${label}须为 ws:// 或 wss:// 开头的地址`,
+    })
+    .max(300, { error: `${label}不能超过 300 个字符` });
+
+/**
+ * What one vendor makes of a profile's generic columns. The write request keeps one shape for
+ * every vendor (baseUrl, model, appId, keyId, apiKey); each vendor gives some of them its own
+ * meaning and rules, and ignores the others (stored empty). A field whose schema accepts
+ * `undefined` may be left empty: the vendor's default (SPEECH_VENDOR_DEFAULTS) is stored.
+ * The console validates its form with the same schemas, so it says what the server would.
+ */
+export interface SpeechVendorRules {
+  baseUrl: z.ZodType;
+  model?: z.ZodType;
+  appId?: z.ZodType;
+  keyId?: z.ZodType;
+  /**
+   * The secret (apiKey) is a signing key the vendor cannot work without: required on create, and
+   * on an update that switches to this vendor. Others take it as an optional token or API key.
+   */
+  secretRequired?: { label: string };
+}
+
+export const SPEECH_VENDOR_RULES: Record<SpeechVendor, SpeechVendorRules> = {
+  openai_compatible: {
+    baseUrl: providerBaseUrl,
+    model: requiredText('识别模型', 100),
+  },
+  funasr: {
+    baseUrl: websocketUrl('服务地址'),
+    model: z.enum(['2pass', 'online'], { error: '模式须为 2pass 或 online' }).optional(),
+  },
+  aliyun_nls: {
+    baseUrl: websocketUrl('网关地址').optional(),
+    appId: requiredText('Appkey', 64).regex(/^[A-Za-z0-9]+$/, { error: 'Appkey 只能包含字母和数字' }),
+    keyId: requiredText('AccessKey ID', 128),
+    secretRequired: { label: 'AccessKey Secret' },
+  },
+  tencent: {
+    baseUrl: z
+      .string()
+      .regex(/^(?:wss?:\/\/[^\s/?#]+(?:\/[^\s?#]*)?|[A-Za-z0-9.-]+(?::\d{1,5})?)$/, {
+        error: '服务地址须为域名（如 asr.cloud.tencent.com）或 ws:// 、wss:// 开头的地址',
+      })
+      .max(300, { error: '服务地址不能超过 300 个字符' })
+      .optional(),
+    // Phone lines carry 8 kHz audio; a 16k engine would refuse it.
+    model: z
+      .string()
+      .regex(/^8k_[A-Za-z0-9_-]+$/, { error: '识别引擎须为 8k 开头的电话引擎，如 8k_zh' })
+      .max(50, { error: '识别引擎不能超过 50 个字符' })
+      .optional(),
+    appId: requiredText('AppID', 20).regex(/^\d+$/, { error: 'AppID 须为数字' }),
+    keyId: requiredText('SecretId', 128),
+    secretRequired: { label: 'SecretKey' },
+  },
+};
+
+/** What an empty field becomes, per vendor (and what the console pre-fills). */
+export const SPEECH_VENDOR_DEFAULTS: Record<SpeechVendor, { baseUrl: string; model: string }> = {
+  openai_compatible: { baseUrl: '', model: '' },
+  funasr: { baseUrl: '', model: '2pass' },
+  aliyun_nls: { baseUrl: 'wss://nls-gateway-cn-shanghai.aliyuncs.com/ws/v1', model: '' },
+  tencent: { baseUrl: 'asr.cloud.tencent.com', model: '8k_zh' },
+};
+
+const SPEECH_VENDOR_FIELDS = ['baseUrl', 'model', 'appId', 'keyId'] as const;
 
 export const speechProviderWriteRequest = z
   .object({
     name: requiredText('配置名称', 50),
     vendor: speechVendor.default('openai_compatible'),
-    baseUrl: providerBaseUrl,
-    model: requiredText('识别模型', 100),
-    /** Write-only. */
+    /** OpenAI-compatible: the API base URL; FunASR: ws(s):// server; Aliyun: gateway; Tencent: host. */
+    baseUrl: optionalText('接口地址', 300).default(''),
+    /** OpenAI-compatible: the model; FunASR: mode (2pass/online); Tencent: engine; Aliyun: unused. */
+    model: optionalText('识别模型', 100).default(''),
+    /** Aliyun: Appkey; Tencent: AppID. Not secret. */
+    appId: optionalText('应用 ID', 64).default(''),
+    /** Aliyun: AccessKey ID; Tencent: SecretId. Not secret: shown to identify the key. */
+    keyId: optionalText('密钥 ID', 128).default(''),
+    /** Write-only: API key, FunASR access token, AccessKey Secret or SecretKey. */
     apiKey: providerApiKey,
     clearApiKey: clearProviderApiKey,
+  })
+  .superRefine((input, ctx) => {
+    const rules = SPEECH_VENDOR_RULES[input.vendor];
+    for (const field of SPEECH_VENDOR_FIELDS) {
+      const schema = rules[field];
+      if (!schema) continue;
+      const value = input[field];
+      const checked = schema.safeParse(value === '' ? undefined : value);
+      if (!checked.success) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [field],
+          message: checked.error.issues[0]?.message ?? '格式不正确',
+        });
+      }
+    }
   })
   .meta({ id: 'SpeechProviderWriteRequest' });
 export type SpeechProviderWriteRequest = z.input<typeof speechProviderWriteRequest>;
@@ -449,6 +552,10 @@ export const speechProvider = z
     vendor: speechVendor,
     baseUrl: z.string(),
     model: z.string(),
+    /** Aliyun Appkey, Tencent AppID; '' for vendors without one. */
+    appId: z.string(),
+    /** Aliyun AccessKey ID, Tencent SecretId: shown, unlike the secret that goes with it. */
+    keyId: z.string(),
     /** Only whether a key is stored and its last 4 characters; the key itself never leaves the server. */
     hasApiKey: z.boolean(),
     apiKeyHint: z.string(),

@@ -250,6 +250,10 @@ export const speechProviders = pgTable(
     vendor: text('vendor', { enum: values(speechVendor) }).notNull(),
     baseUrl: text('base_url').notNull(),
     model: text('model').notNull(),
+    /** Aliyun Appkey or Tencent AppID; '' for vendors without one. */
+    appId: text('app_id').notNull().default(''),
+    /** Aliyun AccessKey ID or Tencent SecretId: the public half of the key pair, shown in the console. */
+    keyId: text('key_id').notNull().default(''),
     /** AES-256-GCM ciphertext (iv.tag.data, base64url); empty when the endpoint needs no key. */
     apiKeyEncrypted: text('api_key_encrypted').notNull().default(''),
     apiKeyHint: text('api_key_hint').notNull().default(''),

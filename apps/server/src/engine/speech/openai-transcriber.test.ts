@@ -160,6 +160,8 @@ describe('OpenAI-compatible transcriber', () => {
       baseUrl: server.baseUrl,
       apiKey: API_KEY,
       model: MODEL,
+      appId: '',
+      keyId: '',
     });
     expect((await recognizer.transcribe(tone(200), { language: 'zh' })).text).toBe('好的');
   });

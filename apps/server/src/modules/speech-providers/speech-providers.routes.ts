@@ -62,7 +62,7 @@ export const speechProvidersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async
       schema: {
         tags,
         security,
-        summary: '语音识别配置列表（API Key 只返回是否已填写与末 4 位）',
+        summary: '语音识别配置列表（密钥只返回是否已填写与末 4 位；AppID、AccessKey ID、SecretId 照常返回）',
         params: projectIdParams,
         querystring: pageQuery,
         response: { 200: envelope(speechProviderList), ...guarded },
@@ -110,7 +110,7 @@ export const speechProvidersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async
       schema: {
         tags,
         security,
-        summary: '修改语音识别配置（不填 API Key 则保留原值；仅所有者或管理员）',
+        summary: '修改语音识别配置（不填密钥则保留原值，切换服务类型时须重新填写；仅所有者或管理员）',
         params: speechProviderIdParams,
         body: speechProviderWriteRequest,
         response: { 200: envelope(speechProvider), ...withTarget, 409: errorEnvelope },

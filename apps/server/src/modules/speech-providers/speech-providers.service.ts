@@ -1,9 +1,12 @@
-import type {
-  Paged,
-  PageQuery,
-  SpeechProvider,
-  SpeechProviderTestResult,
-  speechProviderWriteRequest,
+import {
+  type Paged,
+  type PageQuery,
+  SPEECH_VENDOR_DEFAULTS,
+  SPEECH_VENDOR_RULES,
+  type SpeechProvider,
+  type SpeechProviderTestResult,
+  type SpeechVendor,
+  type speechProviderWriteRequest,
 } from '@callpilot/contracts';
 import type { z } from 'zod';
 import type { Database } from '../../db/client';
@@ -12,6 +15,7 @@ import type { Clock } from '../../engine/clock';
 import { RECOGNITION_SERVICE } from '../../engine/speech/openai-transcriber';
 import { createRecognizer, type RecognizerProfile } from '../../engine/speech/recognizer';
 import type { TelephonyUtterance } from '../../engine/speech/types';
+import { AppError } from '../../lib/errors';
 import type { AppSecret } from '../../lib/secret-box';
 import {
   keyShown,
@@ -34,13 +38,40 @@ function toDto(row: Row): SpeechProvider {
     vendor: row.vendor,
     baseUrl: row.baseUrl,
     model: row.model,
+    appId: row.appId,
+    keyId: row.keyId,
     ...keyShown(row),
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
   };
 }
 
-const ownColumns = (input: WriteInput) => ({ vendor: input.vendor, model: input.model });
+/**
+ * The write as stored: empty fields take the vendor's default, and fields the vendor does not use
+ * are stored empty, so a profile switched from Tencent to FunASR keeps no stale AppID.
+ */
+function normalised(input: WriteInput) {
+  const rules = SPEECH_VENDOR_RULES[input.vendor];
+  const defaults = SPEECH_VENDOR_DEFAULTS[input.vendor];
+  const used = (field: 'appId' | 'keyId' | 'model', value: string) => (rules[field] ? value : '');
+  return {
+    write: { ...input, baseUrl: input.baseUrl || defaults.baseUrl },
+    own: {
+      vendor: input.vendor,
+      model: used('model', input.model) || defaults.model,
+      appId: used('appId', input.appId),
+      keyId: used('keyId', input.keyId),
+    },
+  };
+}
+
+/** Aliyun and Tencent sign with their secret: a profile of theirs without one could never connect. */
+function assertSecretKept(vendor: SpeechVendor, keptOrSent: boolean) {
+  const required = SPEECH_VENDOR_RULES[vendor].secretRequired;
+  if (required && !keptOrSent) {
+    throw new AppError(400, 'VALIDATION_FAILED', `字段 apiKey：请输入${required.label}`);
+  }
+}
 
 export async function listSpeechProviders(
   db: Database,
@@ -65,10 +96,16 @@ export async function createSpeechProvider(
   projectId: string,
   input: WriteInput,
 ): Promise<SpeechProvider> {
-  return toDto(await store.create(db, secret, projectId, input, ownColumns(input)));
+  assertSecretKept(input.vendor, Boolean(input.apiKey));
+  const { write, own } = normalised(input);
+  return toDto(await store.create(db, secret, projectId, write, own));
 }
 
-/** An omitted or empty apiKey keeps the stored one: the console never has it to send back. */
+/**
+ * An omitted or empty apiKey keeps the stored one: the console never has it to send back. Except
+ * across a vendor change: one vendor's key is no credential for another, and must not be sent to
+ * its server (an OpenAI key as a FunASR proxy's bearer token), so the change drops it.
+ */
 export async function updateSpeechProvider(
   db: Database,
   secret: AppSecret,
@@ -76,7 +113,11 @@ export async function updateSpeechProvider(
   id: string,
   input: WriteInput,
 ): Promise<SpeechProvider> {
-  return toDto(await store.update(db, secret, projectId, id, input, ownColumns(input)));
+  const stored = await store.get(db, projectId, id);
+  const clearApiKey = input.clearApiKey || (stored.vendor !== input.vendor && !input.apiKey);
+  assertSecretKept(input.vendor, Boolean(input.apiKey) || (!clearApiKey && stored.apiKeyEncrypted !== ''));
+  const { write, own } = normalised({ ...input, clearApiKey });
+  return toDto(await store.update(db, secret, projectId, id, write, own));
 }
 
 /** Refused while an assistant's hearing uses it: its calls would silently stop understanding speech. */
@@ -98,8 +139,24 @@ export async function resolveSpeechProvider(
 ): Promise<RecognizerProfile | null> {
   const row = await store.find(db, projectId, id);
   if (!row) return null;
-  return { vendor: row.vendor, baseUrl: row.baseUrl, model: row.model, apiKey: store.openKey(secret, row) };
+  return { ...recognizerColumns(row), apiKey: store.openKey(secret, row) };
 }
+
+const recognizerColumns = (row: Row): Omit<RecognizerProfile, 'apiKey'> => ({
+  vendor: row.vendor,
+  baseUrl: row.baseUrl,
+  model: row.model,
+  appId: row.appId,
+  keyId: row.keyId,
+});
+
+/** What to check when the sample was heard as nothing: where each vendor decides the language. */
+const SILENT_HINT: Record<SpeechVendor, string> = {
+  openai_compatible: '请确认识别模型支持中文',
+  funasr: '请确认 FunASR 服务加载的是中文模型',
+  aliyun_nls: '请确认 Appkey 所属项目选用的是中文 8000Hz（电话）模型',
+  tencent: '请确认识别引擎为中文 8k 引擎（如 8k_zh）',
+};
 
 export interface SpeechTestOptions {
   /** The built-in sample to recognise: "您好", synthesised and brought to 8 kHz. */
@@ -128,7 +185,7 @@ export async function testSpeechProvider(
     const utterance = await options.sample();
     apiKey = store.openKey(secret, row);
     const recognizer = createRecognizer(
-      { vendor: row.vendor, baseUrl: row.baseUrl, model: row.model, apiKey },
+      { ...recognizerColumns(row), apiKey },
       { timeoutMs: options.timeoutMs, clock: options.clock },
     );
     started = performance.now();
@@ -140,7 +197,7 @@ export async function testSpeechProvider(
       text,
       message: text
         ? `识别成功，样例语音「您好」识别为：「${quote(text)}」`
-        : '连接成功，但没有识别出文字（样例为合成语音「您好」），请确认识别模型支持中文',
+        : `连接成功，但没有识别出文字（样例为合成语音「您好」），${SILENT_HINT[row.vendor]}`,
     };
   } catch (err) {
     return {

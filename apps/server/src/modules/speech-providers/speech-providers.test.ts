@@ -8,7 +8,10 @@ import {
   type FakeTranscriptionServer,
   startFakeTranscriptionServer,
 } from '../../engine/speech/fake-transcription-server';
-import { recognizerFor } from '../../engine/speech/recognizer';
+import { aliyunTokenUrlFor, recognizerFor } from '../../engine/speech/recognizer';
+import { type FakeAliyunNls, startFakeAliyunNls } from '../../engine/speech/testing/aliyun-nls-server';
+import { type FunAsrServer, startFunAsrServer } from '../../engine/speech/testing/funasr-server';
+import { startTencentAsrServer, type TencentAsrServer } from '../../engine/speech/testing/tencent-asr-server';
 import { loadAppSecret } from '../../lib/secret-box';
 import { resolveSpeechProvider } from './speech-providers.service';
 
@@ -145,6 +148,8 @@ describe('speech recognition profiles', () => {
       vendor: 'openai_compatible',
       baseUrl: upstream.baseUrl,
       model: MODEL,
+      appId: '',
+      keyId: '',
       apiKey: 'sk-new-asr-key-8765',
     });
     expect((await put(body({ apiKey: '', clearApiKey: true }))).json().data).toMatchObject({
@@ -162,7 +167,7 @@ describe('speech recognition profiles', () => {
       [{ baseUrl: 'ftp://example.com/v1' }, '字段 baseUrl：接口地址须为 http(s) 网址'],
       [{ name: '  ' }, '字段 name：请输入配置名称'],
       [{ model: undefined }, '字段 model：请输入识别模型'],
-      [{ vendor: 'funasr' }, '字段 vendor：语音识别服务类型不支持'],
+      [{ vendor: 'azure' }, '字段 vendor：语音识别服务类型不支持'],
       [{ apiKey: 'k'.repeat(301) }, '字段 apiKey：API Key不能超过 300 个字符'],
     ] as const) {
       const res = await post(over);
@@ -353,5 +358,342 @@ describe('an assistant’s hearing', () => {
 
     const deafCall = await ports.assistants.forCall(t.projectId, deaf.json().data.id, 'draft');
     expect(await recognizerFor(ports.assistants, t.projectId, deafCall.config)).toBeNull();
+  });
+});
+
+// ---- Streaming vendors: each against a local server speaking its protocol ----
+
+const FUNASR_TOKEN = 'funasr-proxy-token-7f3e9a2b';
+const ALIYUN = {
+  appKey: 'appkeyCallPilot01',
+  keyId: 'LTAI5tProfileKeyId',
+  secret: 'nlsSecret-9f8e7d6c5b4a3210',
+};
+const TENCENT = {
+  appId: '1300012345',
+  secretId: 'AKIDprofileSecretId0001',
+  secretKey: 'tcSecretKey-0a1b2c3d4e5f6789',
+};
+/** "您好" in the built-in voice is loud; silence and line noise are not. */
+const spoken = (pcm: Int16Array) => pcm.some((sample) => Math.abs(sample) > 1000);
+
+describe('streaming vendors', () => {
+  let funasr: FunAsrServer;
+  let nls: FakeAliyunNls;
+  let tencent: TencentAsrServer;
+
+  beforeAll(async () => {
+    [funasr, nls, tencent] = await Promise.all([
+      startFunAsrServer({ token: FUNASR_TOKEN, listen: ({ pcm }) => (spoken(pcm) ? '您好' : '') }),
+      startFakeAliyunNls({
+        accessKeys: { [ALIYUN.keyId]: ALIYUN.secret },
+        appKey: ALIYUN.appKey,
+        hear: ({ pcm }) => (spoken(pcm) ? '您好。' : ''),
+      }),
+      startTencentAsrServer({
+        appId: TENCENT.appId,
+        secretId: TENCENT.secretId,
+        secretKey: TENCENT.secretKey,
+        hear: ({ pcm }) => (spoken(pcm) ? '您好。' : ''),
+      }),
+    ]);
+  });
+  afterAll(() => Promise.all([funasr.close(), nls.close(), tencent.close()]));
+
+  const testProfile = async (t: Awaited<ReturnType<typeof setup>>, id: string) => {
+    const res = await t.app.inject({ method: 'POST', url: `${t.url}/${id}/test`, headers: t.headers });
+    expect(res.statusCode, res.body).toBe(200);
+    return res.json().data as { ok: boolean; text: string; message: string; latencyMs: number };
+  };
+
+  it('FunASR: a ws:// server with the default 2pass mode and an optional token; its test recognises the sample', async () => {
+    const t = await setup();
+    const id = await create(t, {
+      name: '自建 FunASR',
+      vendor: 'funasr',
+      baseUrl: funasr.url,
+      model: '',
+      apiKey: FUNASR_TOKEN,
+    });
+    const read = await t.app.inject({ method: 'GET', url: `${t.url}/${id}`, headers: t.headers });
+    expect(read.json().data).toMatchObject({
+      vendor: 'funasr',
+      baseUrl: funasr.url,
+      model: '2pass',
+      appId: '',
+      keyId: '',
+      hasApiKey: true,
+    });
+
+    const sessions = funasr.sessions.length;
+    expect(await testProfile(t, id)).toMatchObject({ ok: true, text: '您好' });
+    const session = funasr.sessions[sessions];
+    expect(session?.headers.authorization).toBe(`Bearer ${FUNASR_TOKEN}`);
+    expect(session?.config).toMatchObject({ audio_fs: 8000, wav_format: 'pcm' });
+
+    // Without the token the proxy refuses the upgrade: the test says which field to fill in.
+    const { apiKey: _token, ...withoutToken } = body({
+      name: '自建 FunASR',
+      vendor: 'funasr',
+      baseUrl: funasr.url,
+      model: 'online',
+    });
+    const put = await t.app.inject({
+      method: 'PUT',
+      url: `${t.url}/${id}`,
+      headers: t.headers,
+      payload: { ...withoutToken, clearApiKey: true },
+    });
+    expect(put.json().data).toMatchObject({ model: 'online', hasApiKey: false });
+    const refused = await testProfile(t, id);
+    expect(refused.ok).toBe(false);
+    expect(refused.message).toContain('访问令牌');
+    expect(logs.join('\n')).not.toContain(FUNASR_TOKEN);
+  });
+
+  it('Aliyun: Appkey and AccessKey ID are shown, the AccessKey Secret never; its test gets a token and recognises the sample', async () => {
+    const t = await setup();
+    const payload = {
+      name: '阿里云',
+      vendor: 'aliyun_nls',
+      baseUrl: nls.gatewayUrl,
+      appId: ALIYUN.appKey,
+      keyId: ALIYUN.keyId,
+      apiKey: ALIYUN.secret,
+    };
+    const created = await t.app.inject({ method: 'POST', url: t.url, headers: t.headers, payload });
+    expect(created.statusCode, created.body).toBe(200);
+    const id = created.json().data.id;
+    expect(created.json().data).toMatchObject({
+      vendor: 'aliyun_nls',
+      baseUrl: nls.gatewayUrl,
+      model: '',
+      appId: ALIYUN.appKey,
+      keyId: ALIYUN.keyId,
+      hasApiKey: true,
+      apiKeyHint: '3210',
+    });
+
+    const tokens = nls.tokenRequests.length;
+    expect(await testProfile(t, id)).toMatchObject({
+      ok: true,
+      text: '您好。',
+      message: '识别成功，样例语音「您好」识别为：「您好。」',
+    });
+    expect(nls.tokenRequests[tokens]?.params.AccessKeyId).toBe(ALIYUN.keyId);
+    expect(nls.sessions.at(-1)?.received[0]?.header.appkey).toBe(ALIYUN.appKey);
+
+    // Saving without the secret keeps it; a wrong one is named in the test's answer, never shown.
+    const { apiKey: _secret, ...kept } = payload;
+    const renamed = await t.app.inject({
+      method: 'PUT',
+      url: `${t.url}/${id}`,
+      headers: t.headers,
+      payload: { ...kept, name: '阿里云 上海' },
+    });
+    expect(renamed.json().data).toMatchObject({ name: '阿里云 上海', hasApiKey: true, apiKeyHint: '3210' });
+    const secret = loadAppSecret(testEnv({ APP_SECRET }));
+    expect((await resolveSpeechProvider(t.db, secret, t.projectId, id))?.apiKey).toBe(ALIYUN.secret);
+    const wrongSecret = 'nlsSecret-wrong-000000000000';
+    await t.app.inject({
+      method: 'PUT',
+      url: `${t.url}/${id}`,
+      headers: t.headers,
+      payload: { ...payload, apiKey: wrongSecret },
+    });
+    const denied = await testProfile(t, id);
+    expect(denied).toMatchObject({ ok: false, text: '' });
+    expect(denied.message).toContain('AccessKey Secret 不正确');
+
+    const list = await t.app.inject({ method: 'GET', url: t.url, headers: t.headers });
+    const [row] = await t.db.select().from(speechProviders);
+    for (const text of [
+      created.body,
+      renamed.body,
+      list.body,
+      JSON.stringify(denied),
+      row?.apiKeyEncrypted ?? '',
+      logs.join('\n'),
+    ]) {
+      expect(text).not.toContain(ALIYUN.secret);
+      expect(text).not.toContain(wrongSecret);
+    }
+  });
+
+  it('Aliyun without a gateway address uses the Shanghai gateway', async () => {
+    const t = await setup();
+    const res = await t.app.inject({
+      method: 'POST',
+      url: t.url,
+      headers: t.headers,
+      payload: {
+        name: '阿里云',
+        vendor: 'aliyun_nls',
+        appId: ALIYUN.appKey,
+        keyId: ALIYUN.keyId,
+        apiKey: ALIYUN.secret,
+      },
+    });
+    expect(res.json().data.baseUrl).toBe('wss://nls-gateway-cn-shanghai.aliyuncs.com/ws/v1');
+    expect(aliyunTokenUrlFor(res.json().data.baseUrl)).toBe('https://nls-meta.cn-shanghai.aliyuncs.com/');
+    expect(aliyunTokenUrlFor('wss://nls-gateway-cn-beijing-internal.aliyuncs.com/ws/v1')).toBe(
+      'https://nls-meta.cn-beijing.aliyuncs.com/',
+    );
+    // A proxy (or the local stand-in) answers CreateToken on its own origin.
+    expect(aliyunTokenUrlFor(nls.gatewayUrl)).toBe(nls.tokenUrl);
+  });
+
+  it('Tencent: AppID, SecretId and the 8k_zh engine by default; its signed test recognises the sample', async () => {
+    const t = await setup();
+    const payload = {
+      name: '腾讯云',
+      vendor: 'tencent',
+      baseUrl: tencent.url,
+      appId: TENCENT.appId,
+      keyId: TENCENT.secretId,
+      apiKey: TENCENT.secretKey,
+    };
+    const created = await t.app.inject({ method: 'POST', url: t.url, headers: t.headers, payload });
+    expect(created.statusCode, created.body).toBe(200);
+    const id = created.json().data.id;
+    expect(created.json().data).toMatchObject({
+      vendor: 'tencent',
+      baseUrl: tencent.url,
+      model: '8k_zh',
+      appId: TENCENT.appId,
+      keyId: TENCENT.secretId,
+      apiKeyHint: '6789',
+    });
+
+    const connections = tencent.connections.length;
+    expect(await testProfile(t, id)).toMatchObject({ ok: true, text: '您好。' });
+    const connection = tencent.connections[connections];
+    expect(connection?.handshakeCode).toBe(0);
+    expect(connection?.params).toMatchObject({ secretid: TENCENT.secretId, engine_model_type: '8k_zh' });
+
+    const wrongKey = 'tcSecretKey-wrong-00000000000';
+    await t.app.inject({
+      method: 'PUT',
+      url: `${t.url}/${id}`,
+      headers: t.headers,
+      payload: { ...payload, apiKey: wrongKey },
+    });
+    const denied = await testProfile(t, id);
+    expect(denied.ok).toBe(false);
+    expect(denied.message).toContain('AppID、SecretId 和 SecretKey');
+    for (const text of [created.body, JSON.stringify(denied), logs.join('\n')]) {
+      expect(text).not.toContain(TENCENT.secretKey);
+      expect(text).not.toContain(wrongKey);
+    }
+
+    const defaults = await t.app.inject({
+      method: 'POST',
+      url: t.url,
+      headers: t.headers,
+      payload: { ...payload, name: '腾讯云默认', baseUrl: '', model: '' },
+    });
+    expect(defaults.json().data).toMatchObject({ baseUrl: 'asr.cloud.tencent.com', model: '8k_zh' });
+  });
+
+  it('bad input per vendor: 400 naming the field in Chinese, and nothing is stored', async () => {
+    const t = await setup();
+    const aliyun = {
+      name: '阿里云',
+      vendor: 'aliyun_nls',
+      appId: ALIYUN.appKey,
+      keyId: ALIYUN.keyId,
+      apiKey: ALIYUN.secret,
+    };
+    const tencentBody = {
+      name: '腾讯云',
+      vendor: 'tencent',
+      appId: TENCENT.appId,
+      keyId: TENCENT.secretId,
+      apiKey: TENCENT.secretKey,
+    };
+    const cases: [Record<string, unknown>, string][] = [
+      [{ name: 'F', vendor: 'funasr' }, '字段 baseUrl：请输入服务地址'],
+      [
+        { name: 'F', vendor: 'funasr', baseUrl: 'http://10.0.0.5:10095' },
+        '字段 baseUrl：服务地址须为 ws:// 或 wss:// 开头的地址',
+      ],
+      [
+        { name: 'F', vendor: 'funasr', baseUrl: funasr.url, model: 'offline' },
+        '字段 model：模式须为 2pass 或 online',
+      ],
+      [{ ...aliyun, appId: '' }, '字段 appId：请输入Appkey'],
+      [{ ...aliyun, keyId: ' ' }, '字段 keyId：请输入AccessKey ID'],
+      [{ ...aliyun, apiKey: undefined }, '字段 apiKey：请输入AccessKey Secret'],
+      [
+        { ...aliyun, baseUrl: 'https://nls-gateway-cn-shanghai.aliyuncs.com/ws/v1' },
+        '字段 baseUrl：网关地址须为 ws:// 或 wss:// 开头的地址',
+      ],
+      [{ ...tencentBody, appId: 'app-125' }, '字段 appId：AppID 须为数字'],
+      [{ ...tencentBody, keyId: '' }, '字段 keyId：请输入SecretId'],
+      [{ ...tencentBody, apiKey: '' }, '字段 apiKey：请输入SecretKey'],
+      [{ ...tencentBody, model: '16k_zh' }, '字段 model：识别引擎须为 8k 开头的电话引擎，如 8k_zh'],
+      [{ ...tencentBody, baseUrl: 'https://asr.cloud.tencent.com/asr' }, '字段 baseUrl：服务地址须为域名'],
+    ];
+    for (const [payload, message] of cases) {
+      const res = await t.app.inject({ method: 'POST', url: t.url, headers: t.headers, payload });
+      expect(res.statusCode, message).toBe(400);
+      expect(res.json().message).toContain(message);
+      expect(res.body).not.toContain(ALIYUN.secret);
+    }
+    expect(await t.db.select().from(speechProviders)).toHaveLength(0);
+  });
+
+  it('switching a profile’s vendor drops the old vendor’s key, and asks for the new one’s secret', async () => {
+    const t = await setup();
+    const id = await create(t);
+    const put = (payload: object) =>
+      t.app.inject({ method: 'PUT', url: `${t.url}/${id}`, headers: t.headers, payload });
+
+    const toAliyun = { name: 'Whisper', vendor: 'aliyun_nls', appId: ALIYUN.appKey, keyId: ALIYUN.keyId };
+    const refused = await put(toAliyun);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().message).toBe('字段 apiKey：请输入AccessKey Secret');
+    expect((await t.db.select().from(speechProviders))[0]?.vendor).toBe('openai_compatible');
+
+    // The OpenAI key must not become a FunASR proxy's bearer token.
+    const toFunAsr = await put({ name: 'Whisper', vendor: 'funasr', baseUrl: funasr.url });
+    expect(toFunAsr.json().data).toMatchObject({ vendor: 'funasr', model: '2pass', hasApiKey: false });
+
+    const toTencent = await put({
+      name: 'Whisper',
+      vendor: 'tencent',
+      appId: TENCENT.appId,
+      keyId: TENCENT.secretId,
+      apiKey: TENCENT.secretKey,
+    });
+    expect(toTencent.json().data).toMatchObject({
+      vendor: 'tencent',
+      baseUrl: 'asr.cloud.tencent.com',
+      model: '8k_zh',
+      hasApiKey: true,
+    });
+    // Back to FunASR: the Tencent identifiers go with the vendor.
+    const back = await put({ name: 'Whisper', vendor: 'funasr', baseUrl: funasr.url, appId: TENCENT.appId });
+    expect(back.json().data).toMatchObject({ appId: '', keyId: '', hasApiKey: false });
+  });
+
+  it('a call on a streaming profile hears through the vendor’s stream', async () => {
+    const t = await setup();
+    const id = await create(t, {
+      vendor: 'tencent',
+      baseUrl: tencent.url,
+      model: '',
+      appId: TENCENT.appId,
+      keyId: TENCENT.secretId,
+      apiKey: TENCENT.secretKey,
+    });
+    const assistantId = await insertAssistant(t, '宽带回访', id);
+    const ports = t.app.runtime.engine.ports;
+    const call = await ports.assistants.forCall(t.projectId, assistantId, 'draft');
+    const recognizer = await recognizerFor(ports.assistants, t.projectId, call.config);
+    expect(recognizer?.openSession).toBeTypeOf('function');
+    const session = recognizer?.openSession?.({ language: 'zh' });
+    for (let i = 0; i < 10; i++) session?.write(new Int16Array(160).fill(3000));
+    expect(await session?.finish()).toMatchObject({ text: '您好。' });
   });
 });

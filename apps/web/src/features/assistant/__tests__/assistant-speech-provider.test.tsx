@@ -28,6 +28,8 @@ const whisper: SpeechProvider = {
   vendor: 'openai_compatible',
   baseUrl: 'https://api.openai.com/v1',
   model: 'whisper-1',
+  appId: '',
+  keyId: '',
   hasApiKey: true,
   apiKeyHint: 'k7Qw',
   createdAt: '2026-03-01T02:00:00.000Z',
@@ -205,5 +207,103 @@ describe('语音识别配置 drawer', () => {
     for (const name of ['添加语音识别配置', '编辑', '删除']) {
       expect(within(drawer).queryByRole('button', { name })).toBeNull();
     }
+  });
+
+  it('adds an Aliyun profile: the vendor first, then its own fields with the Shanghai gateway filled in', async () => {
+    let stored: SpeechProvider[] = [];
+    server = serveAssistant(
+      { 'GET /api/project/p1/assistants': ok({ items: [], total: 0, page: 1, pageSize: 20 }) },
+      (request) => {
+        if (request.url !== URL) return undefined;
+        if (request.method === 'POST') {
+          const sent = request.body as Record<string, string>;
+          stored = [
+            {
+              ...whisper,
+              id: 'sp3',
+              name: sent.name as string,
+              vendor: 'aliyun_nls',
+              baseUrl: sent.baseUrl as string,
+              model: '',
+              appId: sent.appId as string,
+              keyId: sent.keyId as string,
+              apiKeyHint: '3210',
+            },
+          ];
+          return ok(stored[0]);
+        }
+        return profiles(...stored);
+      },
+    );
+    renderAssistant('/assistant/list');
+    fireEvent.click(await screen.findByRole('button', { name: '语音识别配置' }));
+    const drawer = await screen.findByRole('dialog');
+    fireEvent.click(await within(drawer).findByRole('button', { name: '添加语音识别配置' }));
+
+    fireEvent.mouseDown(within(drawer).getByLabelText('服务类型'));
+    fireEvent.click(await screen.findByTitle('阿里云实时语音识别'));
+    // The OpenAI fields are gone; Aliyun's own are there, the gateway pre-filled.
+    expect(await within(drawer).findByLabelText('Appkey')).toBeTruthy();
+    expect(within(drawer).queryByLabelText('识别模型')).toBeNull();
+    expect((within(drawer).getByLabelText('网关地址') as HTMLInputElement).value).toBe(
+      'wss://nls-gateway-cn-shanghai.aliyuncs.com/ws/v1',
+    );
+
+    fireEvent.change(within(drawer).getByLabelText('配置名称'), { target: { value: '阿里云识别' } });
+    fireEvent.change(within(drawer).getByLabelText('Appkey'), { target: { value: 'appkeyCallPilot01' } });
+    fireEvent.change(within(drawer).getByLabelText('AccessKey ID'), {
+      target: { value: 'LTAI5tProfileKeyId' },
+    });
+    fireEvent.change(within(drawer).getByLabelText('AccessKey Secret'), {
+      target: { value: 'nlsSecret-9f8e7d6c5b4a3210' },
+    });
+    fireEvent.click(within(drawer).getByRole('button', { name: '保存' }));
+
+    expect(await within(drawer).findByText('阿里云识别')).toBeTruthy();
+    expect(
+      within(drawer).getByText('阿里云实时语音识别 · wss://nls-gateway-cn-shanghai.aliyuncs.com/ws/v1'),
+    ).toBeTruthy();
+    expect(within(drawer).getByText('AccessKey Secret：已保存（…3210）')).toBeTruthy();
+    expect(server.requests.find((request) => request.method === 'POST')?.body).toEqual({
+      name: '阿里云识别',
+      vendor: 'aliyun_nls',
+      appId: 'appkeyCallPilot01',
+      keyId: 'LTAI5tProfileKeyId',
+      baseUrl: 'wss://nls-gateway-cn-shanghai.aliyuncs.com/ws/v1',
+      apiKey: 'nlsSecret-9f8e7d6c5b4a3210',
+    });
+  });
+
+  it('checks a vendor’s fields with its own rules before asking the server', async () => {
+    server = serveAssistant({
+      'GET /api/project/p1/assistants': ok({ items: [], total: 0, page: 1, pageSize: 20 }),
+      [`GET ${URL}`]: profiles(),
+    });
+    renderAssistant('/assistant/list');
+    fireEvent.click(await screen.findByRole('button', { name: '语音识别配置' }));
+    const drawer = await screen.findByRole('dialog');
+    fireEvent.click(await within(drawer).findByRole('button', { name: '添加语音识别配置' }));
+    fireEvent.mouseDown(within(drawer).getByLabelText('服务类型'));
+    fireEvent.click(await screen.findByTitle('腾讯云实时语音识别'));
+
+    expect(((await within(drawer).findByLabelText('识别引擎')) as HTMLInputElement).value).toBe('8k_zh');
+    fireEvent.change(within(drawer).getByLabelText('配置名称'), { target: { value: '腾讯云' } });
+    fireEvent.change(within(drawer).getByLabelText('AppID'), { target: { value: 'app-1300' } });
+    fireEvent.change(within(drawer).getByLabelText('识别引擎'), { target: { value: '16k_zh' } });
+    fireEvent.click(within(drawer).getByRole('button', { name: '保存' }));
+
+    expect(await within(drawer).findByText('AppID 须为数字')).toBeTruthy();
+    expect(within(drawer).getByText('识别引擎须为 8k 开头的电话引擎，如 8k_zh')).toBeTruthy();
+    expect(within(drawer).getByText('请输入SecretId')).toBeTruthy();
+    expect(within(drawer).getByText('请输入SecretKey')).toBeTruthy();
+    expect(server.requests.some((request) => request.method === 'POST')).toBe(false);
+
+    // Back to FunASR: Tencent's errors go, and its mode starts at 2pass.
+    fireEvent.mouseDown(within(drawer).getByLabelText('服务类型'));
+    fireEvent.click(await screen.findByTitle('FunASR（自部署）'));
+    expect(await within(drawer).findByLabelText('服务地址')).toBeTruthy();
+    expect(within(drawer).queryByText('AppID 须为数字')).toBeNull();
+    expect(within(drawer).getByText('2pass（流式 + 离线修正）')).toBeTruthy();
+    expect(within(drawer).getByLabelText('访问令牌（可选）')).toBeTruthy();
   });
 });

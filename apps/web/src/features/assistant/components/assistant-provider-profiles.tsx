@@ -51,6 +51,7 @@ export function ProviderProfileForm<V extends object>({
   initialValues,
   save,
   onDone,
+  ownKeyField = false,
   children,
 }: {
   /** Prefixes the fields' ids: the drawer opens over the assistant editor, whose form has a 名称 too. */
@@ -60,6 +61,8 @@ export function ProviderProfileForm<V extends object>({
   initialValues: Omit<V, 'apiKey'>;
   save: ProfileSave<V>;
   onDone: () => void;
+  /** The children render the key field themselves (ProviderKeyFields), labelled their own way. */
+  ownKeyField?: boolean;
   children: ReactNode;
 }) {
   const existing = editing === 'new' ? undefined : editing;
@@ -80,7 +83,7 @@ export function ProviderProfileForm<V extends object>({
     >
       <Typography.Title level={5}>{existing ? `编辑「${existing.name}」` : addTitle}</Typography.Title>
       {children}
-      <ProviderKeyFields existing={existing} />
+      {!ownKeyField && <ProviderKeyFields existing={existing} />}
       <Space>
         <Button type="primary" htmlType="submit" loading={save.isPending}>
           保存
@@ -91,24 +94,39 @@ export function ProviderProfileForm<V extends object>({
   );
 }
 
-/** The API key field: write-only, so an edit shows only its last 4 characters and may keep or clear it. */
-function ProviderKeyFields({ existing }: { existing: ProviderProfile | undefined }) {
+/**
+ * The key field: write-only, so an edit shows only its last 4 characters and may keep or clear it.
+ * `existing` is the stored profile whose key would be kept (none: the field starts from nothing).
+ */
+export function ProviderKeyFields({
+  existing,
+  label = 'API Key',
+  help = '仅保存在服务器，不会再显示',
+  required = false,
+  clearHint = '如本地部署等无需密钥的接口',
+}: {
+  existing: Pick<ProviderProfile, 'hasApiKey' | 'apiKeyHint'> | undefined;
+  label?: string;
+  /** Shown while no key is stored. */
+  help?: string;
+  /** The vendor cannot work without it: no clearing, and a new profile must have one. */
+  required?: boolean;
+  clearHint?: string;
+}) {
+  const kept = existing?.hasApiKey === true;
   return (
     <>
       <Form.Item
-        label="API Key"
+        label={label}
         name="apiKey"
-        extra={
-          existing?.hasApiKey
-            ? `已保存（…${existing.apiKeyHint}），留空则保持不变`
-            : '仅保存在服务器，不会再显示'
-        }
+        extra={kept ? `已保存（…${existing.apiKeyHint}），留空则保持不变` : help}
+        rules={required && !kept ? [{ required: true, whitespace: true, message: `请输入${label}` }] : []}
       >
-        <Input.Password autoComplete="new-password" placeholder={existing?.hasApiKey ? '留空保持不变' : ''} />
+        <Input.Password autoComplete="new-password" placeholder={kept ? '留空保持不变' : ''} />
       </Form.Item>
-      {existing?.hasApiKey && (
+      {kept && !required && (
         <Form.Item name="clearApiKey" valuePropName="checked">
-          <Checkbox>清除已保存的 API Key（如本地部署等无需密钥的接口）</Checkbox>
+          <Checkbox>{`清除已保存的${label}（${clearHint}）`}</Checkbox>
         </Form.Item>
       )}
     </>
@@ -165,6 +183,8 @@ export function ProviderProfileDrawer<T extends ProviderProfile, R extends Profi
   remove,
   resultText,
   renderForm,
+  describe = (profile) => `${profile.baseUrl} · ${profile.model}`,
+  keyLabel = () => 'API Key',
 }: {
   title: string;
   intro: ReactNode;
@@ -180,6 +200,10 @@ export function ProviderProfileDrawer<T extends ProviderProfile, R extends Profi
   remove: { mutateAsync: (id: string) => Promise<unknown> };
   resultText: (result: R) => string;
   renderForm: (editing: ProfileEditing<T>, onDone: () => void) => ReactNode;
+  /** The line under a profile's name: where it points (default: address · model). */
+  describe?: (profile: T) => ReactNode;
+  /** What the profile's secret is called (default API Key). */
+  keyLabel?: (profile: T) => string;
 }) {
   const [editing, setEditing] = useState<ProfileEditing<T> | null>(null);
   const [results, setResults] = useState<Record<string, R | string>>({});
@@ -227,11 +251,10 @@ export function ProviderProfileDrawer<T extends ProviderProfile, R extends Profi
                   <div className="flex items-start justify-between gap-2">
                     <div className="flex flex-col">
                       <span className="font-medium">{profile.name}</span>
+                      <span className="text-xs text-gray-500">{describe(profile)}</span>
                       <span className="text-xs text-gray-500">
-                        {profile.baseUrl} · {profile.model}
-                      </span>
-                      <span className="text-xs text-gray-500">
-                        API Key：{profile.hasApiKey ? `已保存（…${profile.apiKeyHint}）` : '未设置'}
+                        {keyLabel(profile)}：
+                        {profile.hasApiKey ? `已保存（…${profile.apiKeyHint}）` : '未设置'}
                       </span>
                     </div>
                     <Space size={0}>
