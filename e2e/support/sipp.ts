@@ -8,6 +8,7 @@ import {
   runSipp,
   SIPP,
   SIPP_PCAPS,
+  type SippOptions,
 } from '../../apps/server/src/engine/telephony/sip/sipp-test-support';
 
 // The server's SIPp test support, shared so every suite spawns, waits for and kills SIPp alike.
@@ -40,21 +41,24 @@ export function sippUas(options: {
   workDir: string;
   seconds: number;
 }): SippRun {
+  // Each OPTIONS ping is a call to SIPp: the scenario itself stops it after the INVITE's call.
+  return start(options, { calls: null });
+}
+
+/** One e2e SIPp run, its messages traced: its exit, its screen and messages, and a kill. */
+function start(
+  options: { scenario: string; port: number; mediaPort: number; workDir: string; seconds: number },
+  more: Partial<SippOptions>,
+): SippRun {
   const run = runSipp({
     scenario: options.scenario,
     dir: options.workDir,
     port: options.port,
     mediaPort: options.mediaPort,
-    // Each OPTIONS ping is a call to SIPp: the scenario itself stops it after the INVITE's call.
-    calls: null,
     timeoutS: options.seconds,
     messages: true,
+    ...more,
   });
-  return wrap(run);
-}
-
-/** The e2e suites' view of a run: its exit, its screen and traced messages, and a kill. */
-function wrap(run: ReturnType<typeof runSipp>): SippRun {
   return {
     exited: run.then(
       (result) => result.code ?? result.signal ?? 'unknown',
@@ -91,16 +95,5 @@ export function sippUac(options: {
   workDir: string;
   seconds: number;
 }): SippRun {
-  const run = runSipp({
-    scenario: options.scenario,
-    dir: options.workDir,
-    port: options.port,
-    mediaPort: options.mediaPort,
-    remote: options.target,
-    keys: options.keys,
-    args: ['-s', options.number],
-    timeoutS: options.seconds,
-    messages: true,
-  });
-  return wrap(run);
+  return start(options, { remote: options.target, keys: options.keys, args: ['-s', options.number] });
 }

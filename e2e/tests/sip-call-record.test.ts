@@ -10,6 +10,7 @@ import type {
 } from '@callpilot/contracts';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { readWav } from '../../apps/server/src/engine/speech/wav';
 import { launchBrowser } from '../support/browser';
 import { expectVisible, openLoggedIn, textOf } from '../support/console';
 import { DEMO_ASSISTANT, demoSettled, openProjectApi, type ProjectApi } from '../support/project-api';
@@ -99,33 +100,19 @@ async function waitForPlayer(p: Page, timeoutMs: number) {
 
 type Wav = { channels: number; sampleRate: number; bits: number; seconds: number; samples: Int16Array };
 
-/** The format and PCM samples of a WAV file, walking its chunks (a writer may add its own). */
+/** The format and PCM samples of a WAV file, read as the server reads the recordings it stores. */
 function parseWav(bytes: Buffer): Wav {
-  expect(bytes.toString('ascii', 0, 4)).toBe('RIFF');
-  expect(bytes.toString('ascii', 8, 12)).toBe('WAVE');
-  let format: Omit<Wav, 'seconds' | 'samples'> | null = null;
-  for (let at = 12; at + 8 <= bytes.length; ) {
-    const id = bytes.toString('ascii', at, at + 4);
-    const size = bytes.readUInt32LE(at + 4);
-    const body = at + 8;
-    if (id === 'fmt ') {
-      expect(bytes.readUInt16LE(body), 'WAV format tag (1 = PCM)').toBe(1);
-      format = {
-        channels: bytes.readUInt16LE(body + 2),
-        sampleRate: bytes.readUInt32LE(body + 4),
-        bits: bytes.readUInt16LE(body + 14),
-      };
-    } else if (id === 'data') {
-      if (!format) throw new Error('WAV data before its fmt chunk');
-      // A streaming writer that was not closed leaves the size unset: take what is there.
-      const end = Math.min(bytes.length, body + size);
-      const data = bytes.subarray(body, end - ((end - body) % 2));
-      const samples = new Int16Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.length));
-      return { ...format, samples, seconds: samples.length / format.channels / format.sampleRate };
-    }
-    at = body + size + (size % 2);
-  }
-  throw new Error('WAV without a data chunk');
+  const info = readWav(bytes);
+  // Whole 16-bit samples only: an unclosed streaming writer may leave a torn last one.
+  const data = bytes.subarray(info.dataOffset, info.dataOffset + info.dataBytes - (info.dataBytes % 2));
+  const samples = new Int16Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.length));
+  return {
+    channels: info.channels,
+    sampleRate: info.sampleRate,
+    bits: info.bitsPerSample,
+    samples,
+    seconds: samples.length / info.channels / info.sampleRate,
+  };
 }
 
 /** RMS of each 100 ms window of one channel of interleaved 16-bit stereo. */

@@ -269,3 +269,31 @@ export class VirtualClock implements Clock {
     this.looping = false;
   }
 }
+
+/**
+ * An abort signal for one request: it fires when `timeoutMs` passes on `clock` or when the
+ * caller's own signal does. `timedOut()` tells the two apart afterwards; `dispose()` stops the
+ * timer and lets go of the caller's signal once the request settled.
+ */
+export function clockDeadline(clock: Clock, timeoutMs: number, caller?: AbortSignal) {
+  const request = new AbortController();
+  const stopTimer = new AbortController();
+  let timedOut = false;
+  const onCallerAbort = () => request.abort(caller?.reason);
+  caller?.addEventListener('abort', onCallerAbort, { once: true });
+  clock.sleep(timeoutMs, stopTimer.signal).then(
+    () => {
+      timedOut = true;
+      request.abort();
+    },
+    () => {},
+  );
+  return {
+    signal: request.signal,
+    timedOut: () => timedOut,
+    dispose() {
+      stopTimer.abort();
+      caller?.removeEventListener('abort', onCallerAbort);
+    },
+  };
+}

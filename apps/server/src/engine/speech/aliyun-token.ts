@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { ProviderError, type ProviderErrorKind, providerTimeout } from '../brain/openai-client';
-import { type Clock, systemClock } from '../clock';
+import { type Clock, clockDeadline, systemClock } from '../clock';
 import { RECOGNITION_SERVICE } from './openai-transcriber';
 
 /**
@@ -145,26 +145,15 @@ export async function createToken(
   const timeoutMs = options.timeoutMs ?? TOKEN_TIMEOUT_MS;
   const base = credentials.tokenUrl ?? ALIYUN_TOKEN_URL;
   const url = `${base}${base.includes('?') ? '&' : '?'}${createTokenQuery(credentials, clock.now())}`;
-  const request = new AbortController();
-  const stopTimer = new AbortController();
-  let timedOut = false;
-  const onCallerAbort = () => request.abort(options.signal?.reason);
-  options.signal?.addEventListener('abort', onCallerAbort, { once: true });
-  clock.sleep(timeoutMs, stopTimer.signal).then(
-    () => {
-      timedOut = true;
-      request.abort();
-    },
-    () => {},
-  );
+  const deadline = clockDeadline(clock, timeoutMs, options.signal);
   try {
     let res: Response;
     let body: unknown;
     try {
-      res = await fetch(url, { headers: { accept: 'application/json' }, signal: request.signal });
+      res = await fetch(url, { headers: { accept: 'application/json' }, signal: deadline.signal });
       body = await res.json().catch(() => undefined);
     } catch {
-      if (timedOut) throw providerTimeout(timeoutMs, RECOGNITION_SERVICE);
+      if (deadline.timedOut()) throw providerTimeout(timeoutMs, RECOGNITION_SERVICE);
       if (options.signal?.aborted) throw options.signal.reason;
       throw fail('network', `无法连接${SERVICE}（阿里云）的令牌服务，请检查${PROFILE}中的令牌地址与网络`);
     }
@@ -177,8 +166,7 @@ export async function createToken(
     }
     return { id, expiresAt: expireTime * 1000 };
   } finally {
-    stopTimer.abort();
-    options.signal?.removeEventListener('abort', onCallerAbort);
+    deadline.dispose();
   }
 }
 

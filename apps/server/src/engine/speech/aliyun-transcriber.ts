@@ -9,13 +9,8 @@ import {
   sharedAliyunTokens,
 } from './aliyun-token';
 import { RECOGNITION_SERVICE, RECOGNITION_TIMEOUT_MS } from './openai-transcriber';
-import type {
-  RecognitionOptions,
-  RecognitionSession,
-  SpeechRecognizer,
-  TelephonyUtterance,
-  Transcript,
-} from './types';
+import type { RecognitionOptions, RecognitionSession, SpeechRecognizer, Transcript } from './types';
+import { transcribeBySession } from './utterance';
 
 /**
  * Aliyun 智能语音交互 real-time speech transcription (实时语音识别, namespace SpeechTranscriber)
@@ -573,15 +568,7 @@ export function createAliyunRecognizer(options: AliyunRecognizerOptions): Speech
   const open = (recognition: RecognitionOptions) => new AliyunTranscription(config, recognition);
 
   return {
-    async transcribe(utterance: TelephonyUtterance, recognition: RecognitionOptions): Promise<Transcript> {
-      if (utterance.sampleRate !== SAMPLE_RATE)
-        throw new Error(`expected 8 kHz telephony audio, got ${utterance.sampleRate} Hz`);
-      recognition.signal?.throwIfAborted();
-      if (utterance.pcm.length === 0) return { text: '', durationMs: 0 };
-      const session = open(recognition);
-      session.write(utterance.pcm);
-      return session.finish();
-    },
+    transcribe: (utterance, recognition) => transcribeBySession(open, utterance, recognition),
     openSession: open,
   };
 }

@@ -9,6 +9,7 @@ import type {
   TelephonyUtterance,
   Transcript,
 } from './types';
+import { emptyOrChecked } from './utterance';
 
 /**
  * Speech recognition through a self-hosted FunASR runtime, over its websocket protocol.
@@ -463,12 +464,8 @@ export function createFunAsrRecognizer(options: FunAsrRecognizerOptions): Speech
 
   return {
     async transcribe(utterance: TelephonyUtterance, recognition: RecognitionOptions): Promise<Transcript> {
-      if (utterance.sampleRate !== SAMPLE_RATE)
-        throw new Error(`expected 8 kHz telephony audio, got ${utterance.sampleRate} Hz`);
-      recognition.signal?.throwIfAborted();
-      const durationMs = Math.round((utterance.pcm.length * 1000) / SAMPLE_RATE);
-      // Nothing to hear; the server would answer empty text after a round trip anyway.
-      if (utterance.pcm.length === 0) return { text: '', durationMs };
+      const empty = emptyOrChecked(utterance, recognition);
+      if (empty) return empty;
       const connection = new FunAsrConnection(options, {
         mode: 'offline',
         hotwords: funAsrHotwords(recognition.prompt, options.hotwords),

@@ -6,8 +6,9 @@ import {
   providerTimeout,
   toProviderError,
 } from '../brain/openai-client';
-import { type Clock, systemClock } from '../clock';
+import { type Clock, clockDeadline, systemClock } from '../clock';
 import type { RecognitionOptions, SpeechRecognizer, TelephonyUtterance, Transcript } from './types';
+import { emptyOrChecked, utteranceDurationMs } from './utterance';
 import { encodeWav } from './wav';
 
 export const RECOGNITION_SERVICE: ProviderService = {
@@ -32,9 +33,6 @@ export interface OpenAITranscriberOptions {
   clock?: Clock;
 }
 
-const durationOf = (utterance: TelephonyUtterance) =>
-  Math.round((utterance.pcm.length * 1000) / utterance.sampleRate);
-
 /**
  * Speech recognition through an OpenAI-compatible `POST {baseUrl}/audio/transcriptions`
  * (OpenAI, Groq, SiliconFlow, a local whisper server...): the utterance goes up at once as a WAV.
@@ -50,25 +48,10 @@ export function createOpenAITranscriber(options: OpenAITranscriberOptions): Spee
 
   return {
     async transcribe(utterance: TelephonyUtterance, recognition: RecognitionOptions): Promise<Transcript> {
-      if (utterance.sampleRate !== 8000)
-        throw new Error(`expected 8 kHz telephony audio, got ${utterance.sampleRate} Hz`);
-      recognition.signal?.throwIfAborted();
-      const durationMs = durationOf(utterance);
-      // Nothing to hear; a provider would answer empty text after a round trip anyway.
-      if (utterance.pcm.length === 0) return { text: '', durationMs };
-
-      const request = new AbortController();
-      const stopTimer = new AbortController();
-      let timedOut = false;
-      const onCallerAbort = () => request.abort(recognition.signal?.reason);
-      recognition.signal?.addEventListener('abort', onCallerAbort, { once: true });
-      clock.sleep(timeoutMs, stopTimer.signal).then(
-        () => {
-          timedOut = true;
-          request.abort();
-        },
-        () => {},
-      );
+      const empty = emptyOrChecked(utterance, recognition);
+      if (empty) return empty;
+      const durationMs = utteranceDurationMs(utterance);
+      const deadline = clockDeadline(clock, timeoutMs, recognition.signal);
       try {
         const file = await toFile(encodeWav(utterance.pcm, utterance.sampleRate), 'utterance.wav', {
           type: 'audio/wav',
@@ -82,7 +65,7 @@ export function createOpenAITranscriber(options: OpenAITranscriberOptions): Spee
             response_format: 'json',
           },
           // A retry would double what the caller waits in silence; the leg re-prompts instead.
-          { signal: request.signal, maxRetries: 0 },
+          { signal: deadline.signal, maxRetries: 0 },
         );
         const text: unknown = (result as { text?: unknown }).text;
         if (typeof text !== 'string') {
@@ -95,12 +78,11 @@ export function createOpenAITranscriber(options: OpenAITranscriberOptions): Spee
         }
         return { text: text.trim(), durationMs };
       } catch (err) {
-        if (timedOut) throw providerTimeout(timeoutMs, RECOGNITION_SERVICE);
+        if (deadline.timedOut()) throw providerTimeout(timeoutMs, RECOGNITION_SERVICE);
         if (recognition.signal?.aborted) throw recognition.signal.reason;
         throw toProviderError(err, options.apiKey, timeoutMs, RECOGNITION_SERVICE);
       } finally {
-        stopTimer.abort();
-        recognition.signal?.removeEventListener('abort', onCallerAbort);
+        deadline.dispose();
       }
     },
   };

@@ -3,13 +3,8 @@ import WebSocket from 'ws';
 import { ProviderError, type ProviderErrorKind, providerTimeout } from '../brain/openai-client';
 import { type Clock, systemClock } from '../clock';
 import { RECOGNITION_SERVICE, RECOGNITION_TIMEOUT_MS } from './openai-transcriber';
-import type {
-  RecognitionOptions,
-  RecognitionSession,
-  SpeechRecognizer,
-  TelephonyUtterance,
-  Transcript,
-} from './types';
+import type { RecognitionOptions, RecognitionSession, SpeechRecognizer, Transcript } from './types';
+import { transcribeBySession } from './utterance';
 
 /*
  * Tencent Cloud real-time speech recognition (实时语音识别 WebSocket, "API 2.0"), as published at
@@ -493,16 +488,8 @@ export function createTencentRecognizer(options: TencentRecognizerOptions): Spee
     new TencentSession(config, recognition);
 
   return {
-    async transcribe(utterance: TelephonyUtterance, recognition: RecognitionOptions): Promise<Transcript> {
-      if (utterance.sampleRate !== SAMPLE_RATE)
-        throw new Error(`expected 8 kHz telephony audio, got ${utterance.sampleRate} Hz`);
-      recognition.signal?.throwIfAborted();
-      // Nothing to hear; Tencent would bill a connection to say so.
-      if (utterance.pcm.length === 0) return { text: '', durationMs: 0 };
-      const session = openSession(recognition);
-      session.write(utterance.pcm);
-      return session.finish();
-    },
+    // An empty utterance never opens a connection: Tencent would bill one to say so.
+    transcribe: (utterance, recognition) => transcribeBySession(openSession, utterance, recognition),
     openSession,
   };
 }
