@@ -45,7 +45,7 @@ export type ProviderErrorKind =
 
 /** Which kind of OpenAI-compatible service failed, and how its messages name it and its profile. */
 export interface ProviderService {
-  id: 'llm' | 'speech_recognition';
+  id: 'llm' | 'speech_recognition' | 'speech_synthesis';
   /** 模型服务, 语音识别服务: the subject of every message. */
   name: string;
   /** 模型配置, 语音识别配置: where the user fixes a wrong key. */
