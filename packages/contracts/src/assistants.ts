@@ -368,9 +368,9 @@ export const providerBaseUrl = z
   .max(300, { error: '接口地址不能超过 300 个字符' });
 
 /** A provider profile's API key on write. On update, omit it (or send an empty string) to keep the stored key. */
-const providerApiKey = optionalText('API Key', 300).optional();
+export const providerApiKey = optionalText('API Key', 300).optional();
 /** On update: remove the stored key (an endpoint that needs none, such as a local server). */
-const clearProviderApiKey = z.boolean({ error: '是否清除 API Key 须为布尔值' }).optional();
+export const clearProviderApiKey = z.boolean({ error: '是否清除 API Key 须为布尔值' }).optional();
 
 export const llmProviderWriteRequest = z
   .object({
@@ -435,7 +435,7 @@ export const SPEECH_VENDOR_LABELS: Record<SpeechVendor, string> = {
 };
 
 /** A websocket address (FunASR server, Aliyun gateway); an empty one asks for it by name. */
-const websocketUrl = (label: string) =>
+export const websocketUrl = (label: string) =>
   z
     .url({
       protocol: /^wss?$/,

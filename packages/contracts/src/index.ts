@@ -10,3 +10,4 @@ export * from './oem';
 export * from './projects';
 export * from './tasks';
 export * from './trunks';
+export * from './speech';

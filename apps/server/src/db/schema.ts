@@ -1,14 +1,17 @@
 import {
   callerIdFormat,
   callStatus,
+  cloneVendor,
   contactStatus,
   endReason,
   hangupBy,
   speechVendor,
+  synthesisVendor,
   type TrunkCodec,
   taskState,
   trunkKind,
   trunkTransport,
+  voiceCloneStatus,
 } from '@callpilot/contracts';
 import { sql } from 'drizzle-orm';
 import {
@@ -261,6 +264,67 @@ export const speechProviders = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('speech_providers_project_idx').on(t.projectId)],
+);
+
+/**
+ * A project's speech-synthesis endpoints (语音配置 › 语音合成): an assistant's voice names one of
+ * these (or the offline espeak voice); keys are sealed like llm_providers'.
+ */
+export const synthesisProviders = pgTable(
+  'synthesis_providers',
+  {
+    id: text('id').primaryKey(),
+    projectId: projectRef(),
+    name: text('name').notNull(),
+    vendor: text('vendor', { enum: values(synthesisVendor) }).notNull(),
+    baseUrl: text('base_url').notNull(),
+    model: text('model').notNull(),
+    /** Aliyun Appkey, Tencent AppID or Volcengine APP ID; '' for vendors without one. */
+    appId: text('app_id').notNull().default(''),
+    /** Aliyun AccessKey ID or Tencent SecretId: the public half of the key pair. */
+    keyId: text('key_id').notNull().default(''),
+    apiKeyEncrypted: text('api_key_encrypted').notNull().default(''),
+    apiKeyHint: text('api_key_hint').notNull().default(''),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('synthesis_providers_project_idx').on(t.projectId)],
+);
+
+/** One row per project that changed its speech defaults; absent rows read as the contracts' defaults. */
+export const speechSettings = pgTable('speech_settings', {
+  projectId: text('project_id')
+    .primaryKey()
+    .references(() => projects.id, { onDelete: 'cascade' }),
+  /** The contracts' SpeechSettings, validated on every write. */
+  settings: jsonb('settings').notNull(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * Voices cloned from a project's sample (声音复刻). `vendorVoiceId` is the vendor's handle and
+ * never leaves the server: assistants name the clone by our id.
+ */
+export const voiceClones = pgTable(
+  'voice_clones',
+  {
+    id: text('id').primaryKey(),
+    projectId: projectRef(),
+    providerId: text('provider_id')
+      .notNull()
+      .references(() => synthesisProviders.id, { onDelete: 'restrict' }),
+    vendor: text('vendor', { enum: values(cloneVendor) }).notNull(),
+    name: text('name').notNull(),
+    vendorVoiceId: text('vendor_voice_id').notNull().default(''),
+    status: text('status', { enum: values(voiceCloneStatus) }).notNull(),
+    failureReason: text('failure_reason').notNull().default(''),
+    sampleDurationMs: integer('sample_duration_ms').notNull(),
+    /** When the vendor was last asked about a training clone: status polls are spaced out. */
+    checkedAt: timestamp('checked_at', { withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('voice_clones_project_idx').on(t.projectId)],
 );
 
 /**
