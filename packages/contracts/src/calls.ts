@@ -135,6 +135,18 @@ export const turnLatency = z.object({
   brainMs: z.number(),
   firstTokenMs: z.number(),
   synthesisMs: z.number(),
+  /**
+   * Real lines, measured from the audio (absent on the simulated carrier and older calls): the
+   * VAD's hang after the caller's last voiced frame, the brain's time to its first whole
+   * sentence, the synthesiser's time to that sentence's first audio, and end of the caller's
+   * speech → first reply packet on the line (the number the caller feels).
+   */
+  endpointMs: z.number().optional(),
+  firstSentenceMs: z.number().optional(),
+  firstAudioMs: z.number().optional(),
+  replyStartMs: z.number().optional(),
+  /** A provider failed or was too slow in this turn and its fallback answered instead. */
+  fallbacks: z.array(z.enum(['recognition', 'synthesis'])).optional(),
 });
 export type TurnLatency = z.infer<typeof turnLatency>;
 

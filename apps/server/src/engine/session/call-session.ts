@@ -11,7 +11,9 @@ import {
   type TurnLatency,
   type UsedSegment,
 } from '@callpilot/contracts';
-import type { PlayResult, Utterance } from '../telephony/types';
+import { SentenceCutter } from '../speech/sentences';
+import type { PlayResult, StreamedPlayResult, Utterance } from '../telephony/types';
+import { ReplyQueue } from './reply-queue';
 import type { SessionDeps, SessionEvents, SessionInput, SessionResult } from './types';
 
 const DEFAULTS = assistantConversation.parse({});
@@ -133,17 +135,27 @@ export async function runCallSession(
     meter.resume();
   };
 
-  const say = async (
-    text: string,
-    extra: { latency?: TurnLatency | null; segments?: UsedSegment[]; interruptible?: boolean } = {},
-  ): Promise<PlayResult | null> => {
+  type LineExtra = { latency?: TurnLatency | null; segments?: UsedSegment[]; interruptible?: boolean };
+
+  const say = async (text: string, extra: LineExtra = {}): Promise<PlayResult | null> => {
     if (!text.trim()) return null;
     const interruptible = (extra.interruptible ?? true) && c.allowInterrupt;
     meter.pause();
     const played = await leg.say(text, { interruptible, speed: config.voice.speed });
     meter.resume();
-    history.push({ role: 'assistant', content: text });
     const latency = extra.latency ? { ...extra.latency, synthesisMs: played.synthesisMs ?? 0 } : null;
+    await said(text, played, latency, extra.segments);
+    return played;
+  };
+
+  /** Records a line the leg has played: the conversation the brain sees, and the turn. */
+  const said = async (
+    text: string,
+    played: PlayResult,
+    latency: TurnLatency | null,
+    segments?: UsedSegment[],
+  ) => {
+    history.push({ role: 'assistant', content: text });
     await emit({
       speaker: 'assistant',
       text,
@@ -152,9 +164,8 @@ export async function runCallSession(
       endMs: offset(played.endedAt),
       interrupted: played.interrupted,
       latency,
-      segments: extra.segments ?? [],
+      segments: segments ?? [],
     });
-    return played;
   };
 
   /**
@@ -229,6 +240,28 @@ export async function runCallSession(
       let reply = '';
       const actions: { action: BrainAction; detail: string }[] = [];
       let turnGrade: IntentGrade | null = null;
+      const goodbyeHeard = c.endCallPhrases.some((phrase) => heard.text.includes(phrase));
+      // A leg that streams speaks each sentence as soon as the brain completes it, while the
+      // brain writes the rest; the others get the whole reply at the end, as the simulator needs.
+      const sentences = leg.sayStream ? new ReplyQueue() : null;
+      const cutter = new SentenceCutter();
+      // Assigned from the closure below, so kept in an object TypeScript does not narrow to null.
+      const out: { speaking: Promise<StreamedPlayResult> | null; firstSentenceAt: number | null } = {
+        speaking: null,
+        firstSentenceAt: null,
+      };
+      const speakSentence = (sentence: string) => {
+        if (!sentences || !leg.sayStream) return;
+        out.firstSentenceAt ??= performance.now();
+        meter.pause();
+        out.speaking ??= leg.sayStream(sentences, {
+          interruptible: c.allowInterrupt && !goodbyeHeard,
+          speed: config.voice.speed,
+        });
+        meter.resume();
+        sentences.push(sentence);
+      };
+      let optingOut: Promise<void> | null = null;
       const stream = brain.turn({
         config,
         history: [...history],
@@ -238,45 +271,83 @@ export async function runCallSession(
         signal: brainAbort.signal,
       });
       meter.pause();
-      for await (const event of stream) {
-        meter.resume();
-        if (event.type === 'delta') {
-          firstTokenAt ??= performance.now();
-          reply += event.text;
-        } else if (event.type === 'action') {
-          actions.push({ action: event.action, detail: event.detail });
-          actionsSeen.push({ ...event, at: clock.now() });
-        } else {
-          turnGrade = event.grade;
-          liveGrade = strongerGrade(liveGrade, { grade: event.grade, reason: event.reason });
+      try {
+        for await (const event of stream) {
+          meter.resume();
+          if (event.type === 'delta') {
+            firstTokenAt ??= performance.now();
+            reply += event.text;
+            if (sentences) for (const sentence of cutter.push(event.text)) speakSentence(sentence);
+          } else if (event.type === 'action') {
+            actions.push({ action: event.action, detail: event.detail });
+            actionsSeen.push({ ...event, at: clock.now() });
+            // Recorded as soon as the brain says so, whatever the line does next: a callee who
+            // hangs up during the goodbye has still opted out.
+            if (event.action === 'opt_out') optingOut ??= deps.optOut(input.remoteNumber, event.detail);
+          } else {
+            turnGrade = event.grade;
+            liveGrade = strongerGrade(liveGrade, { grade: event.grade, reason: event.reason });
+          }
+          meter.pause();
         }
-        meter.pause();
+        meter.resume();
+        if (sentences) {
+          const rest = cutter.flush();
+          if (rest) speakSentence(rest);
+        }
+      } finally {
+        // The leg stops waiting for sentences whatever happened to the brain.
+        sentences?.end();
       }
-      meter.resume();
       history.push({ role: 'user', content: utterance });
-      checkLine();
       const brainMs = elapsedSince(brainStart);
+      meter.pause();
+      const streamed: StreamedPlayResult | null = out.speaking ? await out.speaking : null;
+      if (optingOut) await optingOut;
+      meter.resume();
+      const fallbacks: ('recognition' | 'synthesis')[] = [];
+      if (heard.fallback) fallbacks.push('recognition');
+      if (streamed?.fallback) fallbacks.push('synthesis');
       const latency: TurnLatency = {
         recognitionMs: heard.recognitionMs,
         retrievalMs,
         brainMs,
         firstTokenMs: firstTokenAt === null ? brainMs : Math.round((firstTokenAt - brainStart) * 10) / 10,
         synthesisMs: 0,
+        ...(heard.endpointMs !== undefined ? { endpointMs: heard.endpointMs } : {}),
+        ...(fallbacks.length ? { fallbacks } : {}),
       };
+      if (streamed && out.firstSentenceAt !== null) {
+        latency.firstSentenceMs = Math.round((out.firstSentenceAt - brainStart) * 10) / 10;
+        if (streamed.firstAudioMs !== undefined) latency.firstAudioMs = streamed.firstAudioMs;
+        // From the caller's last voiced audio to the reply's first packet: what the caller waited.
+        if (streamed.firstPlayAt !== undefined && heard.endpointMs !== undefined) {
+          latency.replyStartMs = Math.max(0, streamed.firstPlayAt - heard.endedAt);
+        }
+      }
       const segments = knowledge.map(toUsedSegment);
       const assistantTurn = { latency, segments };
       const has = (action: BrainAction) => actions.some((a) => a.action === action);
+      /** The reply already went out sentence by sentence: record it as the turn that answered. */
+      const streamedReply = streamed !== null && reply.trim() !== '';
+      if (streamed && streamedReply) {
+        await said(reply.trim(), streamed, { ...latency, synthesisMs: streamed.synthesisMs ?? 0 }, segments);
+      }
+      checkLine();
 
       if (has('opt_out')) {
-        const detail = actions.find((a) => a.action === 'opt_out')?.detail ?? '客户要求不再来电';
-        meter.pause();
-        // Recorded before the goodbye: a callee who hangs up mid-sentence has still opted out.
-        await deps.optOut(input.remoteNumber, detail);
-        meter.resume();
-        await say(reply.trim() ? reply : line(c.optOutReply, DEFAULTS.optOutReply), {
-          ...assistantTurn,
-          interruptible: false,
-        });
+        if (!optingOut) {
+          const detail = actions.find((a) => a.action === 'opt_out')?.detail ?? '客户要求不再来电';
+          meter.pause();
+          await deps.optOut(input.remoteNumber, detail);
+          meter.resume();
+        }
+        if (!streamedReply) {
+          await say(reply.trim() ? reply : line(c.optOutReply, DEFAULTS.optOutReply), {
+            ...assistantTurn,
+            interruptible: false,
+          });
+        }
         overheadMs.push(meter.take());
         throw new CallOver('opt_out', leg.ended?.by === 'remote' ? 'callee' : 'assistant');
       }
@@ -292,9 +363,13 @@ export async function runCallSession(
         continue;
       }
       if (wantsTransfer) {
-        const transferLine =
-          has('transfer') && reply.trim() ? reply : line(c.transferLine, DEFAULTS.transferLine);
-        await say(transferLine, { ...assistantTurn, interruptible: false });
+        // A streamed reply to a transfer request already told the caller; a transfer the grade
+        // triggered still needs the line that announces it.
+        if (!(streamedReply && has('transfer'))) {
+          const transferLine =
+            has('transfer') && reply.trim() ? reply : line(c.transferLine, DEFAULTS.transferLine);
+          await say(transferLine, { ...assistantTurn, interruptible: false });
+        }
         overheadMs.push(meter.take());
         checkLine();
         meter.pause();
@@ -316,10 +391,11 @@ export async function runCallSession(
         continue;
       }
 
-      const spoken = reply.trim() ? reply : line(c.fallbackReply, DEFAULTS.fallbackReply);
-      const goodbyeHeard = c.endCallPhrases.some((phrase) => heard.text.includes(phrase));
       const ending = has('end_call') || goodbyeHeard;
-      await say(spoken, { ...assistantTurn, interruptible: !ending });
+      if (!streamedReply) {
+        const spoken = reply.trim() ? reply : line(c.fallbackReply, DEFAULTS.fallbackReply);
+        await say(spoken, { ...assistantTurn, interruptible: !ending });
+      }
       overheadMs.push(meter.take());
       if (ending) await finish(null, 'completed');
       // A model brain may not count turns: the config's limit holds whatever the brain does.

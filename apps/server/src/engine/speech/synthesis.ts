@@ -6,6 +6,8 @@
  * the rest; previews and recordings collect the whole stream (`collectSynthesis`).
  */
 import type { ProviderService } from '../brain/openai-client';
+import { wavToPcm } from './resample';
+import type { SpeechSynthesizer } from './types';
 
 export const SYNTHESIS_SERVICE: ProviderService = {
   id: 'speech_synthesis',
@@ -70,4 +72,20 @@ export async function collectSynthesis(chunks: AsyncIterable<Int16Array>): Promi
     at += part.length;
   }
   return out;
+}
+
+/**
+ * A whole-line synthesiser (the offline espeak voice) behind the streaming interface: one chunk,
+ * resampled to the rate asked for. It is every project's last resort, so it must fit anywhere a
+ * vendor does.
+ */
+export function streamingFromWhole(inner: SpeechSynthesizer): StreamingSynthesizer {
+  return {
+    async *stream(text, voice, options) {
+      if (options.signal?.aborted) return;
+      const speech = await inner.synthesize(text, voice);
+      if (options.signal?.aborted) return;
+      yield wavToPcm(speech.audio, options.sampleRate);
+    },
+  };
 }

@@ -38,6 +38,8 @@ export interface Transcript {
   text: string;
   /** How long the recognised audio lasts (not how long recognition took). */
   durationMs: number;
+  /** The project's fallback recogniser answered: the primary failed or was too slow. */
+  fallback?: boolean;
 }
 
 /**

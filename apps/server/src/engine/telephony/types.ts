@@ -1,4 +1,5 @@
 import type { CallDirection, SimPersona } from '@callpilot/contracts';
+import type { SentenceAudio } from '../speech/fallback';
 import type { SpeechRecognizer } from '../speech/types';
 
 /** Carrier outcomes of a call nobody answered (the contracts' end reasons of the same names). */
@@ -9,7 +10,13 @@ export type UnansweredOutcome = 'busy' | 'no_answer' | 'powered_off' | 'vacant' 
  * neither): its synthesiser at 8 kHz and its recogniser, null when the assistant has none.
  */
 export interface LegMedia {
+  /** A whole line at 8 kHz: fixed lines (opening, re-prompts, closing), cached per voice. */
   synthesize: (text: string, speed: number) => Promise<Int16Array>;
+  /**
+   * One sentence of a reply at 8 kHz, streamed as the vendor renders it, with the project's
+   * fallback voice behind it. Absent: sentences are spoken through `synthesize`.
+   */
+  speakSentence?: (text: string, speed: number, signal: AbortSignal) => SentenceAudio;
   recognizer: SpeechRecognizer | null;
   /** Words the recogniser should expect (product names, knowledge titles). */
   hotwords?: string;
@@ -44,6 +51,10 @@ export interface Utterance {
   endedAt: number;
   /** Time the recogniser took after the callee stopped speaking. */
   recognitionMs: number;
+  /** Real lines: the VAD's hang between the last voiced audio and its end-of-turn decision. */
+  endpointMs?: number;
+  /** The project's fallback recogniser produced the text. */
+  fallback?: boolean;
 }
 
 export interface PlayResult {
@@ -56,6 +67,18 @@ export interface PlayResult {
   endedAt: number;
   /** Time spent synthesising the line before it started playing, when the leg knows it (0 on the sim). */
   synthesisMs?: number;
+}
+
+/** A reply spoken sentence by sentence while the brain still writes it (`CallLeg.sayStream`). */
+export interface StreamedPlayResult extends PlayResult {
+  /** The sentences that reached the line (at least in part), joined; the rest were cut by barge-in. */
+  text: string;
+  /** From the first sentence handed to the synthesiser to its first audio. */
+  firstAudioMs?: number;
+  /** Clock time the reply's first audio went to the line; its first RTP packet leaves within 20 ms. */
+  firstPlayAt?: number;
+  /** The fallback voice spoke at least one sentence. */
+  fallback?: boolean;
 }
 
 export type LegEndBy = 'remote' | 'local';
@@ -78,6 +101,15 @@ export interface CallLeg {
    * it finished, was interrupted (barge-in, when `interruptible`), or the call ended.
    */
   say(text: string, options: { interruptible: boolean; speed?: number }): Promise<PlayResult>;
+  /**
+   * Speaks sentences as they arrive, the first while the rest are still being written and
+   * synthesised; resolves when the last one finished, the callee barged in (pending synthesis
+   * is cancelled), or the call ended. Legs without it get the whole reply through `say`.
+   */
+  sayStream?(
+    sentences: AsyncIterable<string>,
+    options: { interruptible: boolean; speed?: number },
+  ): Promise<StreamedPlayResult>;
   /** Waits for the callee's next utterance; null after `timeoutMs` of silence or when the call ended. */
   listen(options: { timeoutMs: number }): Promise<Utterance | null>;
   sendDtmf(digits: string): Promise<void>;

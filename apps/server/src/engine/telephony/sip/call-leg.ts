@@ -15,10 +15,12 @@
 import type { CallDirection } from '@callpilot/contracts';
 import { ProviderError } from '../../brain/openai-client';
 import type { Clock } from '../../clock';
+import type { SentenceAudio } from '../../speech/fallback';
 import type { RecognitionSession, SpeechRecognizer, Transcript } from '../../speech/types';
 import { type Endpointer, FRAME_MS, FRAME_SAMPLES, type SpeechEnd } from '../../speech/vad';
 import type { MediaSession } from '../media/media-engine';
-import type { CallLeg, LegEndBy, PlayResult, Utterance } from '../types';
+import type { PlayOutcome } from '../media/protocol';
+import type { CallLeg, LegEndBy, PlayResult, StreamedPlayResult, Utterance } from '../types';
 import { formatDtmfRelay } from './dtmf-info';
 import type { InviteSession } from './user-agent';
 
@@ -49,6 +51,8 @@ export interface SipLegOptions {
   endpointer: Endpointer;
   /** Text to 8 kHz speech in the assistant's voice; `speed` 1 = normal. */
   synthesize: (text: string, speed: number) => Promise<Int16Array>;
+  /** One sentence streamed as it is synthesised (with the fallback voice behind it). */
+  speakSentence?: (text: string, speed: number, signal: AbortSignal) => SentenceAudio;
   /** Null: the project set up no recogniser; the caller is understood by keys only. */
   recognizer: SpeechRecognizer | null;
   hotwords?: string;
@@ -93,7 +97,8 @@ export class SipCallLeg implements CallLeg {
   private resolveEnded!: (end: { by: LegEndBy; at: number }) => void;
   private readonly heard: Heard[] = [];
   private wake: (() => void) | null = null;
-  private playing: { interruptible: boolean; bargedIn: boolean } | null = null;
+  /** `stop` cancels a streamed reply's pending synthesis at barge-in. */
+  private playing: { interruptible: boolean; bargedIn: boolean; stop?: AbortController } | null = null;
   private dtmf: { digits: string; startedAt: number; lastAt: number; timer: AbortController } | null = null;
   /** Clock time of audio position 0: maps endpointer positions to clock times. */
   private audioEpoch: number;
@@ -198,6 +203,7 @@ export class SipCallLeg implements CallLeg {
         // them would leave the caller with neither the line nor an answer. Keys still cut in.
         if (this.options.recognizer && this.playing?.interruptible && !this.playing.bargedIn) {
           this.playing.bargedIn = true;
+          this.playing.stop?.abort();
           void this.options.media.stopPlayback().catch((err) => this.options.onError?.(err, 'barge-in'));
         }
       } else {
@@ -273,6 +279,7 @@ export class SipCallLeg implements CallLeg {
     const now = this.options.clock.now();
     if (this.playing?.interruptible && !this.playing.bargedIn) {
       this.playing.bargedIn = true;
+      this.playing.stop?.abort();
       void this.options.media.stopPlayback().catch(() => undefined);
     }
     if (!this.dtmf) {
@@ -334,6 +341,114 @@ export class SipCallLeg implements CallLeg {
     }
   }
 
+  async sayStream(
+    sentences: AsyncIterable<string>,
+    options: { interruptible: boolean; speed?: number },
+  ): Promise<StreamedPlayResult> {
+    const { clock, media } = this.options;
+    const requested = clock.now();
+    const speed = options.speed ?? 1;
+    const stop = new AbortController();
+    const onHangup = () => stop.abort();
+    this.hangingUp.signal.addEventListener('abort', onHangup, { once: true });
+    if (this.ended) stop.abort();
+    const speak =
+      this.options.speakSentence ??
+      ((text: string, rate: number) => wholeSentence(() => this.options.synthesize(text, rate)));
+    this.playing = { interruptible: options.interruptible, bargedIn: false, stop };
+    const playing = this.playing;
+
+    // Sentences are synthesised as they arrive, ahead of playback: sentence two renders while
+    // sentence one plays, so the only wait the caller hears is the first sentence's first audio.
+    const queued: { text: string; audio: Prefetched }[] = [];
+    let inputDone = false;
+    let wakePlayer: (() => void) | null = null;
+    const wake = () => {
+      const resume = wakePlayer;
+      wakePlayer = null;
+      resume?.();
+    };
+    stop.signal.addEventListener('abort', wake, { once: true });
+    const reading = (async () => {
+      try {
+        for await (const text of sentences) {
+          if (stop.signal.aborted) break;
+          queued.push({ text, audio: prefetch(speak(text, speed, stop.signal), clock) });
+          wake();
+        }
+      } finally {
+        inputDone = true;
+        wake();
+      }
+    })();
+    reading.catch((err) => this.options.onError?.(err, 'reply'));
+
+    const spoken: string[] = [];
+    const plays: Promise<PlayOutcome>[] = [];
+    let firstAudioMs: number | undefined;
+    let firstPlayAt: number | undefined;
+    let fallback = false;
+    let next = 0;
+    try {
+      while (!stop.signal.aborted) {
+        if (next >= queued.length) {
+          if (inputDone) break;
+          await new Promise<void>((resolve) => {
+            wakePlayer = resolve;
+          });
+          continue;
+        }
+        const item = queued[next++]!;
+        const framer = new Framer();
+        let started = false;
+        try {
+          for await (const chunk of item.audio) {
+            if (stop.signal.aborted) break;
+            if (!started) {
+              started = true;
+              spoken.push(item.text);
+              if (firstAudioMs === undefined && item.audio.firstChunkAt !== null) {
+                firstAudioMs = item.audio.firstChunkAt - item.audio.startedAt;
+              }
+            }
+            const aligned = framer.push(chunk);
+            if (aligned.length === 0) continue;
+            firstPlayAt ??= clock.now();
+            plays.push(media.play(aligned));
+          }
+          const rest = framer.flush();
+          if (rest.length > 0 && !stop.signal.aborted) plays.push(media.play(rest));
+        } catch (err) {
+          // Neither voice could say it: the caller misses one sentence, not the reply.
+          if (!this.ended && !stop.signal.aborted) this.options.onError?.(err, 'speech_synthesis');
+        }
+        if (item.audio.fallback) fallback = true;
+      }
+      let outcomes: PlayOutcome[] = [];
+      try {
+        outcomes = await Promise.all(plays);
+      } catch (err) {
+        if (!this.ended) this.options.onError?.(err, 'play');
+      }
+      const startedAt = firstPlayAt ?? clock.now();
+      return {
+        text: spoken.join(''),
+        interrupted: playing.bargedIn || outcomes.some((outcome) => outcome.interrupted),
+        playedMs: outcomes.reduce((sum, outcome) => sum + outcome.playedMs, 0),
+        startedAt,
+        endedAt: clock.now(),
+        synthesisMs: startedAt - requested,
+        firstAudioMs,
+        firstPlayAt,
+        fallback,
+      };
+    } finally {
+      stop.abort();
+      this.hangingUp.signal.removeEventListener('abort', onHangup);
+      if (this.playing === playing) this.playing = null;
+    }
+  }
+
   async listen(options: { timeoutMs: number }): Promise<Utterance | null> {
     const { clock } = this.options;
     const deadline = clock.now() + options.timeoutMs;
@@ -380,6 +495,7 @@ export class SipCallLeg implements CallLeg {
     if (!recognizer) return null;
     const startedAt = this.audioEpoch + end.startMs;
     const endedAt = this.audioEpoch + end.endMs;
+    const endpointMs = Math.max(0, end.atMs - end.endMs);
     if (streamed) {
       const final = await streamed;
       if (this.ended) return null;
@@ -393,6 +509,8 @@ export class SipCallLeg implements CallLeg {
           startedAt,
           endedAt,
           recognitionMs: final.at - heardAt,
+          endpointMs,
+          fallback: final.transcript.fallback,
         };
       }
       this.options.onError?.(final.error, 'speech_recognition');
@@ -409,7 +527,15 @@ export class SipCallLeg implements CallLeg {
         { language: 'zh', prompt: this.options.hotwords, signal: this.hangingUp.signal },
       );
       if (!transcript.text.trim()) return null;
-      return { text: transcript.text, dtmf: null, startedAt, endedAt, recognitionMs: clock.now() - heardAt };
+      return {
+        text: transcript.text,
+        dtmf: null,
+        startedAt,
+        endedAt,
+        recognitionMs: clock.now() - heardAt,
+        endpointMs,
+        fallback: transcript.fallback,
+      };
     } catch (err) {
       if (!this.ended) this.options.onError?.(err, 'speech_recognition');
       return null;
@@ -466,4 +592,97 @@ export class SipCallLeg implements CallLeg {
     if (this.handedOver) return;
     await this.options.session.bye();
   }
+}
+
+/** A whole-line synthesis as a one-chunk sentence stream, for legs given no streaming voice. */
+function wholeSentence(synthesize: () => Promise<Int16Array>): SentenceAudio {
+  return {
+    chunks: (async function* () {
+      yield await synthesize();
+    })(),
+    fallback: false,
+  };
+}
+
+/** A sentence's audio pulled from the synthesiser as fast as it comes, kept until played. */
+interface Prefetched extends AsyncIterable<Int16Array> {
+  readonly startedAt: number;
+  /** Clock time of the first chunk; null until it came. */
+  readonly firstChunkAt: number | null;
+  readonly fallback: boolean;
+}
+
+function prefetch(audio: SentenceAudio, clock: Clock): Prefetched {
+  const chunks: Int16Array[] = [];
+  let done = false;
+  let failure: { error: unknown } | null = null;
+  const waiting: { wake: (() => void) | null } = { wake: null };
+  const state = { startedAt: clock.now(), firstChunkAt: null as number | null };
+  void (async () => {
+    try {
+      for await (const chunk of audio.chunks) {
+        state.firstChunkAt ??= clock.now();
+        chunks.push(chunk);
+        waiting.wake?.();
+      }
+    } catch (error) {
+      failure = { error };
+    } finally {
+      done = true;
+      waiting.wake?.();
+    }
+  })();
+  return {
+    get startedAt() {
+      return state.startedAt;
+    },
+    get firstChunkAt() {
+      return state.firstChunkAt;
+    },
+    get fallback() {
+      return audio.fallback;
+    },
+    async *[Symbol.asyncIterator]() {
+      let at = 0;
+      for (;;) {
+        if (at < chunks.length) {
+          yield chunks[at++]!;
+          continue;
+        }
+        if (failure) throw failure.error;
+        if (done) return;
+        await new Promise<void>((resolve) => {
+          waiting.wake = resolve;
+        });
+        waiting.wake = null;
+      }
+    },
+  };
+}
+
+/**
+ * Cuts a vendor's chunks into whole 20 ms frames: the media session pads each play() to a
+ * frame boundary, so odd-sized chunks would put a click of silence between them.
+ */
+class Framer {
+  private carry = new Int16Array(0);
+  push(chunk: Int16Array): Int16Array {
+    const all = this.carry.length === 0 ? chunk : concat(this.carry, chunk);
+    const whole = all.length - (all.length % FRAME_SAMPLES);
+    this.carry = all.slice(whole);
+    // A copy: a view would send its whole backing buffer (often a pooled slab) to the worker.
+    return all.slice(0, whole);
+  }
+  flush(): Int16Array {
+    const rest = this.carry;
+    this.carry = new Int16Array(0);
+    return rest;
+  }
+}
+
+function concat(a: Int16Array, b: Int16Array): Int16Array {
+  const out = new Int16Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
 }

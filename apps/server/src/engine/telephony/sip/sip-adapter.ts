@@ -246,6 +246,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
       media: input.media,
       endpointer: options.vad.createEndpointer(),
       synthesize: input.legMedia.synthesize,
+      speakSentence: input.legMedia.speakSentence,
       recognizer: input.legMedia.recognizer,
       hotwords: input.legMedia.hotwords,
       telephoneEvent: () => telephoneEvent,
