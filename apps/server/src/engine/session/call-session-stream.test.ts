@@ -61,7 +61,13 @@ function scriptedLeg(utterances: Partial<Utterance>[]) {
         texts.push(sentence);
         await sleep(20);
       }
-      return { ...played(at), text: texts.join(''), firstAudioMs: 30, firstPlayAt, fallback: texts.length > 2 };
+      return {
+        ...played(at),
+        text: texts.join(''),
+        firstAudioMs: 30,
+        firstPlayAt,
+        fallback: texts.length > 2,
+      };
     },
     async listen() {
       const next = utterances.shift();
@@ -130,7 +136,10 @@ async function run(leg: CallLeg, brain: Brain) {
 describe('streamed replies in the session', () => {
   it('hands the first sentence to the line before the brain has finished the reply', async () => {
     const { leg, log } = scriptedLeg([{ text: '你们的套餐多少钱？', fallback: true }]);
-    const { brain, done } = writingBrain(['好的，', '我们的', '千兆套餐', '每月', '九十九元。', '现在办理', '还送一个月。'], 60);
+    const { brain, done } = writingBrain(
+      ['好的，', '我们的', '千兆套餐', '每月', '九十九元。', '现在办理', '还送一个月。'],
+      60,
+    );
     const { turns } = await run(leg, brain);
 
     const first = log.find((entry) => entry.kind === 'sentence');

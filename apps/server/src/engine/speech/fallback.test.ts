@@ -68,13 +68,21 @@ describe('recognizerWithFallback', () => {
       fallback,
       { clock: systemClock, timeoutMs: 1000 },
     );
-    await expect(slow.transcribe(utterance, { ...recognition, signal: hungUp.signal })).rejects.toThrow('hung up');
+    await expect(slow.transcribe(utterance, { ...recognition, signal: hungUp.signal })).rejects.toThrow(
+      'hung up',
+    );
     expect(fallback.calls).toBe(0);
   });
 });
 
 /** A synthesiser that yields `chunks` tones, `gapMs` apart, after `firstMs`; may fail after `failAfter` chunks. */
-function voice(options: { firstMs?: number; gapMs?: number; chunks?: number; failAfter?: number; level?: number }) {
+function voice(options: {
+  firstMs?: number;
+  gapMs?: number;
+  chunks?: number;
+  failAfter?: number;
+  level?: number;
+}) {
   const seen: string[] = [];
   const synthesizer: StreamingSynthesizer = {
     async *stream(text, _voice, synthesis) {
@@ -140,7 +148,9 @@ describe('synthesisWithFallback', () => {
   it('without a fallback, the primary failure reaches the caller of the stream', async () => {
     const primary = voice({ failAfter: 0 });
     const speak = synthesisWithFallback(primary, null, { clock: systemClock, firstAudioTimeoutMs: 500 });
-    await expect(collectSynthesis(speak('您好', 1, { sampleRate: 8000 }).chunks)).rejects.toThrow('语音合成服务中断');
+    await expect(collectSynthesis(speak('您好', 1, { sampleRate: 8000 }).chunks)).rejects.toThrow(
+      '语音合成服务中断',
+    );
   });
 
   it('stops both voices at barge-in without switching', async () => {

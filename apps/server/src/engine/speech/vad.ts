@@ -80,8 +80,11 @@ export interface SpeechStart {
 
 export interface SpeechEnd {
   type: 'speech_end';
-  /** `silence`: `silenceMs` unvoiced; `max_length`: cut at `maxUtteranceMs`; `flush`: asked to stop. */
-  reason: 'silence' | 'max_length' | 'flush';
+  /**
+   * `silence`: `silenceMs` unvoiced; `max_length`: cut at `maxUtteranceMs`; `flush`: asked to stop;
+   * `early`: ended before `silenceMs` because the recogniser's stable text says the caller finished.
+   */
+  reason: 'silence' | 'max_length' | 'flush' | 'early';
   startMs: number;
   /** The end of the last voiced frame (the cut point for `max_length`). */
   endMs: number;
@@ -260,6 +263,21 @@ export class Endpointer {
     }
     if (index + 1 - this.onsetFrame >= this.maxFrames) return this.endSpeech('max_length', index, index + 1);
     return null;
+  }
+
+  /** Unvoiced audio since the last voiced frame of the utterance in progress; 0 between utterances. */
+  get silenceMs(): number {
+    return this.speaking ? this.unvoicedRun * FRAME_MS : 0;
+  }
+
+  /**
+   * Ends the utterance in progress now, before the full `silenceMs` hang: the caller of this
+   * knows more than the VAD (a streaming recogniser's text stopped changing and reads as a
+   * finished sentence). Null if none is in progress.
+   */
+  endEarly(): SpeechEnd | null {
+    if (!this.speaking) return null;
+    return this.endSpeech('early', this.frames - 1, this.lastVoicedFrame + 1);
   }
 
   /** Ends an utterance in progress now (the caller hung up, or listening stopped); null if none. */

@@ -2,12 +2,13 @@ import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../brain/openai-client';
 import { systemClock } from '../../clock';
+import { ReplyQueue } from '../../session/reply-queue';
 import { createEspeakSynthesizer } from '../../speech/espeak';
 import { type SentenceAudio, synthesisWithFallback } from '../../speech/fallback';
 import { wavToPcm } from '../../speech/resample';
 import type { StreamingSynthesizer } from '../../speech/synthesis';
+import type { RecognitionSession, SpeechRecognizer } from '../../speech/types';
 import { loadVad, type Vad } from '../../speech/vad';
-import { ReplyQueue } from '../../session/reply-queue';
 import type { MediaSession } from '../media/media-engine';
 import { SipCallLeg, type SipLegOptions } from './call-leg';
 import type { InviteSession } from './user-agent';
@@ -25,7 +26,9 @@ let caller: Int16Array;
 
 beforeAll(async () => {
   vad = await loadVad();
-  caller = wavToPcm((await espeak.synthesize('等一下，我有个问题。', { voiceId: 'cmn+m3', speed: 1, volume: 80 })).audio);
+  caller = wavToPcm(
+    (await espeak.synthesize('等一下，我有个问题。', { voiceId: 'cmn+m3', speed: 1, volume: 80 })).audio,
+  );
 });
 afterAll(() => espeak.close());
 
@@ -33,7 +36,10 @@ afterAll(() => espeak.close());
 class QueueMedia extends EventEmitter {
   readonly plays: { samples: number; at: number }[] = [];
   stoppedAt: number | null = null;
-  private readonly queue: { samples: number; resolve: (o: { playedMs: number; interrupted: boolean }) => void }[] = [];
+  private readonly queue: {
+    samples: number;
+    resolve: (o: { playedMs: number; interrupted: boolean }) => void;
+  }[] = [];
   private running = false;
 
   play(pcm: Int16Array) {
@@ -95,7 +101,10 @@ function toneVoice(options: { firstMs: number; chunkGapMs?: number; failFor?: st
   return { synthesizer, asked, voice: { voiceId: 'tone', speed: 1, volume: 80 } };
 }
 
-function legWith(speakSentence: (text: string, speed: number, signal: AbortSignal) => SentenceAudio, extra: Partial<SipLegOptions> = {}) {
+function legWith(
+  speakSentence: (text: string, speed: number, signal: AbortSignal) => SentenceAudio,
+  extra: Partial<SipLegOptions> = {},
+) {
   const media = new QueueMedia();
   const session = {
     whenEnded: new Promise(() => {}),
@@ -207,5 +216,61 @@ describe('SIP leg streamed replies', () => {
     expect(played.playedMs).toBe(1100);
     expect(played.fallback).toBe(true);
     expect(backup.asked.map((a) => a.text)).toEqual(['套餐每月三十元。']);
+  });
+});
+
+/** A streaming recogniser whose partial becomes `text` after `afterMs` of audio written. */
+function partialRecognizer(text: string, afterMs = 600): SpeechRecognizer {
+  return {
+    transcribe: async () => ({ text, durationMs: 1000 }),
+    openSession(): RecognitionSession {
+      let written = 0;
+      let listener: (partial: string) => void = () => {};
+      return {
+        write(pcm) {
+          const before = written;
+          written += pcm.length / 8;
+          if (before < afterMs && written >= afterMs) listener(text);
+        },
+        onPartial(next) {
+          listener = next;
+        },
+        finish: async () => ({ text, durationMs: written }),
+        abort() {},
+      };
+    },
+  };
+}
+
+async function speakAndListen(leg: SipCallLeg, media: QueueMedia) {
+  const audio = new Int16Array(2400 + caller.length + 16_000);
+  audio.set(caller, 2400);
+  const heard = leg.listen({ timeoutMs: 5000 });
+  for (let offset = 0; offset < audio.length; offset += 640) {
+    media.emit('audio', audio.slice(offset, offset + 640));
+    await sleep(20);
+  }
+  return heard;
+}
+
+describe('SIP leg end of turn', () => {
+  it('ends the turn early when the streaming text stops changing on a full stop', async () => {
+    const { leg, media } = legWith(() => ({ chunks: (async function* () {})(), fallback: false }), {
+      recognizer: partialRecognizer('等一下，我有个问题。'),
+    });
+    const heard = await speakAndListen(leg, media);
+    expect(heard?.text).toBe('等一下，我有个问题。');
+    // 300 ms of silence instead of the VAD's 700 ms hang.
+    expect(heard?.endpointMs).toBeGreaterThanOrEqual(300);
+    expect(heard?.endpointMs).toBeLessThan(500);
+  });
+
+  it('waits the full hang when the text does not read as finished', async () => {
+    const { leg, media } = legWith(() => ({ chunks: (async function* () {})(), fallback: false }), {
+      recognizer: partialRecognizer('等一下我有个'),
+    });
+    const heard = await speakAndListen(leg, media);
+    expect(heard?.text).toBe('等一下我有个');
+    expect(heard?.endpointMs).toBeGreaterThanOrEqual(700);
   });
 });

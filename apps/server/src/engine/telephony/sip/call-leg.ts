@@ -38,6 +38,13 @@ const STREAM_PRE_ROLL_FRAMES = 10;
  * frames by default), with room for a slower `speechMs`.
  */
 const STREAM_HISTORY_FRAMES = 40;
+/**
+ * End of turn without the VAD's full hang (700 ms): this much silence, after a streaming partial
+ * that has stopped changing for as long and ends like a finished sentence (the vendor's
+ * punctuation), is the caller done. A pause mid-thought has no full stop, so it still waits.
+ */
+export const EARLY_END_SILENCE_MS = 300;
+const FINISHED_SENTENCE = /[。？！?!]$/;
 
 export interface SipLegOptions {
   id: string;
@@ -68,6 +75,8 @@ export interface SipLegOptions {
   onError?: (err: unknown, context: string) => void;
   /** A streaming recogniser revised the text of the utterance being spoken. */
   onPartial?: (text: string) => void;
+  /** Silence that ends a turn early on a stable, finished partial; 0 turns it off. Default 300. */
+  earlyEndSilenceMs?: number;
 }
 
 /** How a streaming session ended, and when (clock time): the final's latency is measured from it. */
@@ -77,6 +86,8 @@ type StreamFinal = { transcript: Transcript; at: number } | { error: unknown; at
 interface Stream {
   session: RecognitionSession;
   partial: string;
+  /** Endpointer position (ms of audio) when the partial last changed. */
+  partialAtMs: number;
 }
 
 type Heard =
@@ -196,6 +207,11 @@ export class SipCallLeg implements CallLeg {
       // The worker sends each batch in a message of its own, so the frame is not reused under the
       // session (unlike the history, which write() gets copies of).
       if (this.stream && event?.type !== 'speech_start') this.stream.session.write(frame);
+      const early = event ? null : this.earlyEnd();
+      if (early) {
+        this.endUtterance(early);
+        continue;
+      }
       if (!event) continue;
       if (event.type === 'speech_start') {
         this.openStream(event.startMs, event.atMs);
@@ -207,13 +223,29 @@ export class SipCallLeg implements CallLeg {
           void this.options.media.stopPlayback().catch((err) => this.options.onError?.(err, 'barge-in'));
         }
       } else {
-        const final = this.stream ? this.finishStream(this.stream) : undefined;
-        this.stream = null;
-        this.heard.push({ kind: 'speech', end: event, at: clock.now(), final });
-        this.notify();
+        this.endUtterance(event);
       }
     }
     this.audioEpoch = clock.now() - endpointer.positionMs;
+  }
+
+  private endUtterance(event: SpeechEnd) {
+    const final = this.stream ? this.finishStream(this.stream) : undefined;
+    this.stream = null;
+    this.heard.push({ kind: 'speech', end: event, at: this.options.clock.now(), final });
+    this.notify();
+  }
+
+  /** The utterance ended by the recogniser's stable, finished text, before the VAD's hang. */
+  private earlyEnd(): SpeechEnd | null {
+    const stream = this.stream;
+    const silenceMs = this.options.earlyEndSilenceMs ?? EARLY_END_SILENCE_MS;
+    if (!stream || silenceMs <= 0) return null;
+    const { endpointer } = this.options;
+    if (endpointer.silenceMs < silenceMs) return null;
+    if (endpointer.positionMs - stream.partialAtMs < silenceMs) return null;
+    if (!FINISHED_SENTENCE.test(stream.partial.trim())) return null;
+    return endpointer.endEarly();
   }
 
   /** Opens a streaming session for the utterance that started, fed the audio since its pre-roll. */
@@ -233,10 +265,11 @@ export class SipCallLeg implements CallLeg {
       this.options.onError?.(err, 'speech_recognition');
       return;
     }
-    const stream: Stream = { session, partial: '' };
+    const stream: Stream = { session, partial: '', partialAtMs: this.options.endpointer.positionMs };
     this.stream = stream;
     this.lastPartialText = '';
     session.onPartial((text) => {
+      if (text !== stream.partial) stream.partialAtMs = this.options.endpointer.positionMs;
       stream.partial = text;
       // A late revision of an earlier utterance must not overwrite the one being spoken.
       if (this.stream !== stream && this.stream !== null) return;
