@@ -82,6 +82,42 @@ const common = {
 const transcript = () => screen.getByRole('list', { name: '对话记录' });
 
 describe('call record detail', () => {
+  it('draws a real line’s reply delay from the audio, and says when a fallback answered', async () => {
+    const detail = makeDetail();
+    detail.turns[2] = {
+      ...detail.turns[2]!,
+      latency: {
+        recognitionMs: 150,
+        retrievalMs: 20,
+        brainMs: 1400,
+        firstTokenMs: 300,
+        synthesisMs: 160,
+        endpointMs: 300,
+        firstSentenceMs: 420,
+        firstAudioMs: 150,
+        replyStartMs: 1080,
+        fallbacks: ['synthesis'],
+      },
+    };
+    server = serveCalls({ ...common, [`GET ${CALLS}/c1`]: ok(detail) });
+    renderCallRecord('/call-record/detail/c1');
+    const list = await screen.findByRole('list', { name: '对话记录' });
+    expect(await within(list).findByText('开口延迟 1080 ms')).toBeTruthy();
+    for (const stage of [
+      '断句 300 ms',
+      '识别 150 ms',
+      '检索 20 ms',
+      '首句 420 ms',
+      '合成首包 150 ms',
+      '发送 40 ms',
+    ]) {
+      expect(within(list).getByText(stage)).toBeTruthy();
+    }
+    // The whole brain (1400 ms) is not what the caller waited for once replies stream.
+    expect(within(list).queryByText('大模型 1400 ms')).toBeNull();
+    expect(within(list).getByText('合成已切换备用音色')).toBeTruthy();
+  });
+
   it('shows the facts and the transcript, and plays from the turn clicked', async () => {
     server = serveCalls({ ...common, [`GET ${CALLS}/c1`]: ok(makeDetail()) });
     renderCallRecord('/call-record/detail/c1');
