@@ -15,6 +15,7 @@ import { LocalRecordingStore, type RecordingStore } from '../engine/recording/st
 import { cachedSynthesizer } from '../engine/speech/cache';
 import { createEspeakSynthesizer } from '../engine/speech/espeak';
 import { recognizerFor } from '../engine/speech/recognizer';
+import { streamingFromWhole } from '../engine/speech/synthesis';
 import type { SpeechSynthesizer } from '../engine/speech/types';
 import { createSimCarrier, type SimCarrier } from '../engine/telephony/sim/sim-carrier';
 import type { Env } from '../env';
@@ -34,6 +35,7 @@ import { trunkDirectory } from '../modules/trunks/trunk-directory';
 import type { Providers } from '../providers';
 import { createCallPorts } from './call-ports';
 import { type CallRequest, CallRequestQueue } from './call-requests';
+import { callSpeech } from './call-speech';
 import {
   DEMO_CALL_COUNT,
   demoAssistant,
@@ -157,6 +159,10 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     return espeak;
   };
   let cachedSpeech: SpeechSynthesizer | undefined;
+  const cachedOfflineSpeech = () => {
+    cachedSpeech ??= cachedSynthesizer(speech());
+    return cachedSpeech;
+  };
   const recordingWorker = new RecordingWorker({
     db,
     calls: repository,
@@ -275,16 +281,27 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     return simTrunkControl();
   }
 
-  /** The assistant's voice (espeak at 8 kHz) and ears (its recogniser) on a real line. */
-  function lineMedia(line: SipRuntime): NonNullable<CallDeps['legMedia']> {
-    return async (projectId, assistant) =>
-      line.legMedia(
-        assistant.config.voice,
-        await recognizerFor(ports.assistants, projectId, assistant.config).catch((err: unknown) => {
+  /** The assistant's voice and ears (its recogniser) on a real line. */
+  function lineMedia(_line: SipRuntime): NonNullable<CallDeps['legMedia']> {
+    return async (projectId, assistant) => {
+      const recognizer = await recognizerFor(ports.assistants, projectId, assistant.config).catch(
+        (err: unknown) => {
           log.warn({ err, projectId }, 'speech recogniser unavailable');
           return null;
-        }),
+        },
       );
+      const { voice } = assistant.config;
+      const offline = streamingFromWhole(cachedOfflineSpeech());
+      return callSpeech({
+        clock,
+        primary: { key: `espeak:${voice.voiceId}`, synthesizer: offline, voice },
+        fallback: null,
+        firstAudioTimeoutMs: 5000,
+        recognizer,
+        onFallback: (kind, err) =>
+          log.warn({ err, projectId, kind }, 'speech provider failed, fallback used'),
+      });
+    };
   }
 
   /** Starts real phone lines: inbound INVITEs are answered like 模拟来电, by the number's binding. */
