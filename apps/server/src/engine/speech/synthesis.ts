@@ -8,6 +8,7 @@
 import type { ProviderService } from '../brain/openai-client';
 import { wavToPcm } from './resample';
 import type { SpeechSynthesizer } from './types';
+import { encodeWav } from './wav';
 
 export const SYNTHESIS_SERVICE: ProviderService = {
   id: 'speech_synthesis',
@@ -86,6 +87,41 @@ export function streamingFromWhole(inner: SpeechSynthesizer): StreamingSynthesiz
       const speech = await inner.synthesize(text, voice);
       if (options.signal?.aborted) return;
       yield wavToPcm(speech.audio, options.sampleRate);
+    },
+  };
+}
+
+/**
+ * A streaming voice as a whole-line synthesiser (previews, recordings of simulated calls), with a
+ * second synthesiser for the lines it cannot say: a recording must not fail because a vendor did.
+ */
+export function wholeFromStreaming(
+  voice: StreamingSynthesizer,
+  options: {
+    sampleRate: SynthesisSampleRate;
+    /** Another synthesiser and a voice of its own (a vendor's voice id means nothing to it). */
+    fallback?: { synthesizer: SpeechSynthesizer; voice: SynthesisVoice };
+    onFallback?: (err: unknown) => void;
+  },
+): SpeechSynthesizer {
+  return {
+    voices: () => [],
+    async synthesize(text, chosen) {
+      try {
+        const pcm = await collectSynthesis(voice.stream(text, chosen, { sampleRate: options.sampleRate }));
+        return {
+          audio: encodeWav(pcm, options.sampleRate),
+          mimeType: 'audio/wav',
+          durationMs: Math.round((pcm.length * 1000) / options.sampleRate),
+        };
+      } catch (err) {
+        if (!options.fallback) throw err;
+        options.onFallback?.(err);
+        return options.fallback.synthesizer.synthesize(text, { ...options.fallback.voice, speed: chosen.speed });
+      }
+    },
+    close: async () => {
+      await voice.close?.();
     },
   };
 }
