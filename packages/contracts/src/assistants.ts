@@ -83,6 +83,14 @@ export const assistantHearing = z.object({
    * understands key presses only; simulated calls need none (the simulator speaks text).
    */
   providerId: entityId('语音识别配置').nullable().default(null),
+  /**
+   * Words the recogniser should expect (product names, brand, place names): each vendor takes
+   * them its own way (FunASR hotwords, Tencent hotword_list, an Aliyun vocabulary).
+   */
+  hotwords: z
+    .array(requiredText('热词', 20), { error: '热词须为文本列表' })
+    .max(50, { error: '热词最多 50 个' })
+    .default([]),
 });
 export type AssistantHearing = z.infer<typeof assistantHearing>;
 
@@ -173,7 +181,7 @@ export const assistantConfig = z
     variables: z.array(assistantVariable).max(20, { error: '变量最多 20 个' }).default([]),
     voice: assistantVoice.default({ provider: 'espeak', voiceId: 'cmn', speed: 1, volume: 80 }),
     brain: assistantBrain.default({ providerId: null, model: '', temperature: 0.7, maxTokens: 300 }),
-    hearing: assistantHearing.default({ providerId: null }),
+    hearing: assistantHearing.default({ providerId: null, hotwords: [] }),
     knowledge: assistantKnowledge.default({ baseIds: [], topK: 3, scoreThreshold: 0.3 }),
     conversation: assistantConversation.default(() => assistantConversation.parse({})),
     intentRules: intentRules.default(() => intentRules.parse({})),

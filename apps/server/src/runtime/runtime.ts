@@ -298,6 +298,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
         fallback: null,
         firstAudioTimeoutMs: 5000,
         recognizer,
+        hotwords: assistant.config.hearing.hotwords.join(' ') || undefined,
         onFallback: (kind, err) =>
           log.warn({ err, projectId, kind }, 'speech provider failed, fallback used'),
       });

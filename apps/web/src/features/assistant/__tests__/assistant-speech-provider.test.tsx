@@ -38,7 +38,7 @@ const whisper: SpeechProvider = {
 const profiles = (...items: SpeechProvider[]) => ok({ items, total: items.length, page: 1, pageSize: 100 });
 
 const assistant = detail();
-const listening = detail({ config: { ...assistant.config, hearing: { providerId: 'sp1' } } });
+const listening = detail({ config: { ...assistant.config, hearing: { providerId: 'sp1', hotwords: [] } } });
 
 describe('assistant editor: 语音识别', () => {
   it('warns that a real line only understands key presses while no profile is chosen, and saves the choice', async () => {
@@ -62,7 +62,7 @@ describe('assistant editor: 语音识别', () => {
     await waitFor(() => expect(screen.queryByText(WARNING)).toBeNull());
     fireEvent.click(screen.getByRole('button', { name: '保存' }));
     await waitFor(() => expect(saved).toHaveLength(1));
-    expect(saved[0]).toMatchObject({ config: { hearing: { providerId: 'sp1' } } });
+    expect(saved[0]).toMatchObject({ config: { hearing: { providerId: 'sp1', hotwords: [] } } });
 
     await choose('不使用语音识别');
     expect(await screen.findByText(WARNING)).toBeTruthy();
