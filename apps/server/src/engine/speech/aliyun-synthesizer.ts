@@ -71,9 +71,9 @@ const fail = (kind: ProviderErrorKind, message: string, status?: number) =>
   new ProviderError(kind, message, status, SYNTHESIS_SERVICE.id);
 
 /**
- * speed (0.5-2) → speech_rate (-500~500). The documented anchors are 0.5 → -500, 1 → 0, 2 → 500;
- * between them the rate is a time scale, so it follows 1 − 1/speed (×1000 below 1, ×2000 above),
- * which meets all three anchors and keeps 0.8 and 1.25 equally far from normal.
+ * speed (0.5-2) → speech_rate (-500~500). Aliyun documents only the anchors 0.5 → -500, 1 → 0,
+ * 2 → 500. Between them this follows the duration, 1 − 1/speed (×500 below normal, ×1000 above),
+ * which meets the three anchors: a sentence at 0.8× lasts as much longer as one at 1.25× is shorter.
  */
 export function aliyunSpeechRate(speed: number): number {
   const s = Math.min(2, Math.max(0.5, Number.isFinite(speed) ? speed : 1));
