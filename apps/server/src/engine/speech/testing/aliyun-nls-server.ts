@@ -129,6 +129,9 @@ export interface FakeAliyunNls {
   issueToken(ttlMs?: number): string;
   /** Forgets every issued token, as if they had been revoked: the gateway answers 403. */
   revokeTokens(): void;
+  /** When an issued token expires (epoch ms), or undefined for one never issued or revoked: lets
+   * other gateway fakes (speech synthesis) share this CreateToken endpoint. */
+  tokenExpiresAt(token: string): number | undefined;
   hear(fn: NlsHear): void;
   /** Resolves when `count` gateway sessions have closed. */
   closedSessions(count: number): Promise<void>;
@@ -586,6 +589,9 @@ export async function startFakeAliyunNls(options: FakeAliyunNlsOptions = {}): Pr
     issueToken,
     revokeTokens() {
       tokens.clear();
+    },
+    tokenExpiresAt(token) {
+      return tokens.get(token);
     },
     hear(fn) {
       hear = fn;
