@@ -4,6 +4,7 @@ import WebSocket, { type RawData } from 'ws';
 import { ProviderError, type ProviderErrorKind } from '../brain/openai-client';
 import { type Clock, systemClock } from '../clock';
 import {
+  type PresetVoice,
   type StreamingSynthesizer,
   SYNTHESIS_SERVICE,
   type SynthesisOptions,
@@ -45,6 +46,21 @@ const DEFAULT_IDLE_MS = 30_000;
 const DEFAULT_MAX_IDLE = 4;
 /** The API takes 20 000 characters per continue-task; short pieces keep every message far below. */
 const MAX_PIECE_CHARACTERS = 2000;
+
+/**
+ * cosyvoice-v2's system voices suited to customer service, all offering 8 kHz (help.aliyun.com
+ * 智能语音交互 "CosyVoice-V2音色" table: name, voice value, type). Each model has its own set;
+ * another model needs its own list, and cloned voices come from enrolment instead.
+ */
+export const COSYVOICE_V2_VOICES: readonly PresetVoice[] = [
+  { voiceId: 'longxiaochun_v2', name: '龙小淳（温柔姐姐）', gender: 'female', language: 'zh-CN' },
+  { voiceId: 'longxiaoxia_v2', name: '龙小夏（温柔女声）', gender: 'female', language: 'zh-CN' },
+  { voiceId: 'longwan_v2', name: '龙婉（普通话女声）', gender: 'female', language: 'zh-CN' },
+  { voiceId: 'loongbella_v2', name: 'Bella2.0（新闻女声）', gender: 'female', language: 'zh-CN' },
+  { voiceId: 'longhua_v2', name: '龙华（活泼女童）', gender: 'female', language: 'zh-CN' },
+  { voiceId: 'longcheng_v2', name: '龙橙（阳光男声）', gender: 'male', language: 'zh-CN' },
+  { voiceId: 'longshu_v2', name: '龙书（新闻男声）', gender: 'male', language: 'zh-CN' },
+];
 
 export interface CosyVoiceSynthesizerOptions {
   /** The 百炼 API Key; secret, sent only in the handshake header. */
@@ -189,7 +205,7 @@ interface TaskListener {
   readonly taskId: string;
   event(message: DashScopeEvent): void;
   audio(data: Buffer): void;
-  closed(): void;
+  closed(connection: Connection): void;
 }
 
 function toBuffer(data: RawData): Buffer {
@@ -268,7 +284,7 @@ class Connection {
       settle.reject(connectFailed());
       const listener = this.listener;
       this.listener = undefined;
-      listener?.closed();
+      listener?.closed(this);
       onGone(this);
     });
   }
@@ -444,18 +460,19 @@ class SynthesisTask implements TaskListener {
     this.wake();
   }
 
-  closed() {
-    if (this.settled) return;
-    const connection = this.connection;
+  closed(connection: Connection) {
+    // A socket this task already left (the one a retry replaced) has nothing to say.
+    if (this.settled || connection !== this.connection) return;
     // A pooled socket the service dropped while idle: one fresh try before anything failed.
-    if (!this.started && connection && connection.uses > 1 && !this.retried) {
+    if (!this.started && connection.uses > 1 && !this.retried) {
       this.retried = true;
+      connection.close();
       this.taskId = randomUUID().replace(/-/g, '');
       this.attach(this.pool.acquire(true));
       return;
     }
     // A socket that never opened reports through `ready` instead.
-    if (connection && !connection.wasOpened) return;
+    if (!connection.wasOpened) return;
     this.fail(this.started ? droppedMidStream() : connectFailed());
   }
 
@@ -466,7 +483,7 @@ class SynthesisTask implements TaskListener {
     connection.ready.then(
       () => {
         if (this.connection !== connection || this.settled) return;
-        if (!connection.send(this.runTask())) this.closed();
+        if (!connection.send(this.runTask())) this.closed(connection);
       },
       (error: unknown) => {
         if (this.connection === connection) this.fail(error);
