@@ -16,6 +16,7 @@ import { cachedSynthesizer } from '../engine/speech/cache';
 import { createEspeakSynthesizer } from '../engine/speech/espeak';
 import { recognizerFor } from '../engine/speech/recognizer';
 import { streamingFromWhole } from '../engine/speech/synthesis';
+import { normalizeForSpeech } from '../engine/speech/zh-normalize';
 import type { SpeechSynthesizer } from '../engine/speech/types';
 import { createSimCarrier, type SimCarrier } from '../engine/telephony/sim/sim-carrier';
 import type { Env } from '../env';
@@ -299,6 +300,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
         firstAudioTimeoutMs: 5000,
         recognizer,
         hotwords: assistant.config.hearing.hotwords.join(' ') || undefined,
+        normalize: normalizeForSpeech,
         onFallback: (kind, err) =>
           log.warn({ err, projectId, kind }, 'speech provider failed, fallback used'),
       });
