@@ -79,8 +79,10 @@ const sendWav = (reply: FastifyReply, wav: Buffer) =>
 export const voiceClonesRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, env }) => {
   const tags = ['声音复刻'];
   const security = [{ bearerAuth: [] }];
+  // Resolved at start, so an unreadable DATA_DIR/app-secret stops the server instead of a later request.
+  const secret = loadAppSecret(env);
   const ctx = (req: FastifyRequest): VoiceCloneContext => ({
-    secret: loadAppSecret(env),
+    secret,
     dataDir: env.dataDir,
     publicBaseUrl: env.PUBLIC_BASE_URL,
     onRefreshError: (err) =>

@@ -420,17 +420,19 @@ export async function deleteVoiceClone(
 
 /**
  * For the call path: the synthesis profile and vendor voice id behind an assistant's
- * `clone:<id>` voice, only within the clone's own project and only once it is ready.
+ * `clone:<id>` voice, only within the clone's own project and only once it is ready. A Volcengine
+ * clone (trained with the 2.0 effect) is spoken on cluster volcano_icl whatever the profile's
+ * cluster for preset voices is.
  */
 export async function resolveClonedVoice(
   db: Database,
   projectId: string,
   voiceId: string,
-): Promise<{ profileId: string; vendorVoiceId: string } | null> {
+): Promise<{ profileId: string; vendorVoiceId: string; vendor: CloneVendor } | null> {
   if (!voiceId.startsWith(CLONED_VOICE_PREFIX)) return null;
   const row = await findClone(db, projectId, voiceId.slice(CLONED_VOICE_PREFIX.length));
   if (row?.status !== 'ready' || !row.vendorVoiceId) return null;
-  return { profileId: row.providerId, vendorVoiceId: row.vendorVoiceId };
+  return { profileId: row.providerId, vendorVoiceId: row.vendorVoiceId, vendor: row.vendor };
 }
 
 /** The project's usable clones for the voice picker, provider = their synthesis profile. */

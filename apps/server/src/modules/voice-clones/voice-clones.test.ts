@@ -249,6 +249,7 @@ describe('voice cloning through DashScope CosyVoice', () => {
     expect(await resolveClonedVoice(t.db, t.projectId, `clone:${clone.id}`)).toEqual({
       profileId: t.profiles.cosy,
       vendorVoiceId,
+      vendor: 'cosyvoice',
     });
     expect(await resolveClonedVoice(t.db, t.outsiderProjectId, `clone:${clone.id}`)).toBeNull();
     expect(await listReadyCloneOptions(t.db, t.projectId)).toEqual([
@@ -349,6 +350,7 @@ describe('voice cloning through Volcengine', () => {
     expect(await resolveClonedVoice(t.db, t.projectId, `clone:${clone.id}`)).toEqual({
       profileId: t.profiles.volcano,
       vendorVoiceId: 'S_slot1',
+      vendor: 'volcengine',
     });
 
     expect(
