@@ -95,6 +95,16 @@ export const envSchema = z.object({
     emptyAsUndefined,
     z.url({ error: 'must be the URL users open the console at, e.g. https://call.example.com' }).optional(),
   ),
+  /**
+   * The server's address as the internet reaches it. DashScope's voice cloning downloads the
+   * sample from a signed URL under it; unset, CosyVoice cloning is refused.
+   */
+  PUBLIC_BASE_URL: z.preprocess(
+    emptyAsUndefined,
+    z
+      .url({ protocol: /^https?$/, error: 'must be the http(s) URL the internet reaches this server at' })
+      .optional(),
+  ),
   SALES_PHONE: z.preprocess(emptyAsUndefined, z.string().max(40).default('400-000-0000')),
   SMTP_URL: z.preprocess(
     emptyAsUndefined,

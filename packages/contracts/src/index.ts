@@ -11,3 +11,4 @@ export * from './projects';
 export * from './speech';
 export * from './tasks';
 export * from './trunks';
+export * from './voice-sample';

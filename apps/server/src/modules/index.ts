@@ -17,6 +17,7 @@ import { taskImportRoutes } from './tasks/import.routes';
 import { tasksRoutes } from './tasks/tasks.routes';
 import { trunksRoutes } from './trunks/trunks.routes';
 import { usersRoutes } from './users/users.routes';
+import { voiceClonesRoutes } from './voice-clones/voice-clones.routes';
 
 /** Every HTTP module, registered by app.ts from this one list. */
 export const modules: FastifyPluginAsync<ModuleOptions>[] = [
@@ -37,4 +38,5 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   trunksRoutes,
   tasksRoutes,
   taskImportRoutes,
+  voiceClonesRoutes,
 ];
