@@ -8,6 +8,6 @@ export * from './knowledge';
 export * from './net-address';
 export * from './oem';
 export * from './projects';
+export * from './speech';
 export * from './tasks';
 export * from './trunks';
-export * from './speech';
