@@ -16,12 +16,13 @@ import { cachedSynthesizer } from '../engine/speech/cache';
 import { createEspeakSynthesizer } from '../engine/speech/espeak';
 import { recognizerFor } from '../engine/speech/recognizer';
 import type { SpeechSynthesizer } from '../engine/speech/types';
+import { offlineVoiceFor } from '../engine/speech/voices';
 import { createSimCarrier, type SimCarrier } from '../engine/telephony/sim/sim-carrier';
 import type { Env } from '../env';
 import { AppError } from '../lib/errors';
 import { type Relay, startRelay } from '../lib/relay';
 import { loadAppSecret } from '../lib/secret-box';
-import { providerResolver, recognizerResolver } from '../modules/assistants/provider';
+import { providerResolver, recognizerResolver, synthesizerResolver } from '../modules/assistants/provider';
 import { CallEventHub, callIdOf } from '../modules/calls/call-events';
 import { CallRepository } from '../modules/calls/call-repository';
 import { toSummary, toTurn } from '../modules/calls/calls.service';
@@ -133,6 +134,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     repository,
     resolveProvider: providerResolver(db, env),
     resolveRecognizer: recognizerResolver(db, env),
+    resolveSynthesizer: synthesizerResolver(db, env),
     embedderFor,
     sms: providers.sms,
     onError: (err, context) => log.warn({ err, context }, 'call step failed'),
@@ -279,7 +281,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
   function lineMedia(line: SipRuntime): NonNullable<CallDeps['legMedia']> {
     return async (projectId, assistant) =>
       line.legMedia(
-        assistant.config.voice,
+        offlineVoiceFor(assistant.config.voice),
         await recognizerFor(ports.assistants, projectId, assistant.config).catch((err: unknown) => {
           log.warn({ err, projectId }, 'speech recogniser unavailable');
           return null;

@@ -1,4 +1,4 @@
-import type { SynthesisVendor } from '@callpilot/contracts';
+import { OFFLINE_VOICE_PROVIDER, type SynthesisVendor } from '@callpilot/contracts';
 import type { PresetVoice } from './synthesis';
 
 /**
@@ -62,3 +62,16 @@ export const PRESET_VOICES: Record<SynthesisVendor, readonly PresetVoice[]> = {
     { voiceId: 'onyx', name: 'Onyx（低沉男声）', gender: 'male', language: 'zh-CN' },
   ],
 };
+
+/** The offline voice used where a profile voice cannot be spoken yet. */
+const OFFLINE_STAND_IN = { provider: OFFLINE_VOICE_PROVIDER, voiceId: 'cmn+f3' } as const;
+
+/**
+ * The voice the offline synthesiser speaks for `voice`: itself when it is an offline voice, else a
+ * stand-in at the same speed and volume. Paths that only run espeak (simulated-call recordings,
+ * a real line until its streaming synthesis is wired) use it so a profile voice never reaches
+ * espeak as an unknown voice id.
+ */
+export function offlineVoiceFor<T extends { provider: string; voiceId: string }>(voice: T): T {
+  return voice.provider === OFFLINE_VOICE_PROVIDER ? voice : { ...voice, ...OFFLINE_STAND_IN };
+}
