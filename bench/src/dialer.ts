@@ -201,6 +201,7 @@ async function dialerRun(
         repository,
         resolveProvider: async () => null,
         resolveRecognizer: async () => null,
+        resolveSynthesizer: async () => null,
         embedderFor: async () => undefined,
         sms: { send: async () => {} },
         onError: (err) => run.errors.push(err),

@@ -267,6 +267,7 @@ export async function inboundBenchmark(): Promise<BudgetResult[]> {
         repository,
         resolveProvider: async () => null,
         resolveRecognizer: async () => null,
+        resolveSynthesizer: async () => null,
         embedderFor: async () => undefined,
         sms: { send: async () => {} },
         onError,

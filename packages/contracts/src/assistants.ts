@@ -39,9 +39,13 @@ export const assistantVariable = z.object({
 });
 export type AssistantVariable = z.infer<typeof assistantVariable>;
 
-export const voiceProvider = z.enum(['espeak'], { error: '音色提供方不支持' });
+/**
+ * Who speaks a voice: 'espeak', the offline synthesiser shipped with the server (Mandarin with no
+ * download, the default), or the id of one of the project's synthesis profiles (语音配置 › 语音合成).
+ * The server checks that a profile id belongs to the project.
+ */
+export const voiceProvider = requiredText('音色提供方', 64);
 export const assistantVoice = z.object({
-  /** espeak: the offline synthesiser shipped with the server (speaks Mandarin with no download). */
   provider: voiceProvider.default('espeak'),
   voiceId: requiredText('音色', 64).default('cmn'),
   speed: z
@@ -359,14 +363,6 @@ export const ttsPreviewRequest = z
     voice: assistantVoice.default({ provider: 'espeak', voiceId: 'cmn', speed: 1, volume: 80 }),
   })
   .meta({ id: 'TtsPreviewRequest' });
-
-export const voiceOption = z.object({
-  provider: voiceProvider,
-  voiceId: z.string(),
-  name: z.string(),
-  language: z.string(),
-});
-export type VoiceOption = z.infer<typeof voiceOption>;
 
 // ---- LLM provider profiles ----
 

@@ -155,6 +155,33 @@ export const synthesisProviderTestResult = llmProviderTestResult
   .meta({ id: 'SynthesisProviderTestResult' });
 export type SynthesisProviderTestResult = z.infer<typeof synthesisProviderTestResult>;
 
+/** `POST .../synthesis-providers/:id/test`: which voice speaks the test sentence (default: the vendor's first). */
+export const synthesisProviderTestRequest = z
+  .object({
+    voiceId: optionalText('音色', 128).default(''),
+  })
+  .meta({ id: 'SynthesisProviderTestRequest' });
+export type SynthesisProviderTestRequest = z.input<typeof synthesisProviderTestRequest>;
+
+// ---- Voices (the assistant editor's picker) ----
+
+/**
+ * A voice an assistant can speak with: one of the offline voices (provider 'espeak', no
+ * providerName or vendor), or a voice of one of the project's synthesis profiles (provider = its
+ * id): a vendor preset or a cloned voice.
+ */
+export const voiceOption = z.object({
+  provider: z.string(),
+  voiceId: z.string(),
+  name: z.string(),
+  language: z.string(),
+  /** The synthesis profile's name, the picker's group. */
+  providerName: z.string().optional(),
+  vendor: synthesisVendor.optional(),
+  gender: z.enum(['female', 'male']).optional(),
+});
+export type VoiceOption = z.infer<typeof voiceOption>;
+
 // ---- Project speech settings (primary and fallback) ----
 
 /** The offline voice is a provider of its own: always there, never fails for lack of a network. */

@@ -13,6 +13,8 @@ import { oemRoutes } from './oem/oem.routes';
 import { oidcRoutes } from './oidc/oidc.routes';
 import { projectsRoutes } from './projects/projects.routes';
 import { speechProvidersRoutes } from './speech-providers/speech-providers.routes';
+import { speechSettingsRoutes } from './speech-settings/speech-settings.routes';
+import { synthesisProvidersRoutes } from './synthesis-providers/synthesis-providers.routes';
 import { taskImportRoutes } from './tasks/import.routes';
 import { tasksRoutes } from './tasks/tasks.routes';
 import { trunksRoutes } from './trunks/trunks.routes';
@@ -33,6 +35,8 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   knowledgeRoutes,
   llmProvidersRoutes,
   speechProvidersRoutes,
+  synthesisProvidersRoutes,
+  speechSettingsRoutes,
   callsRoutes,
   numbersRoutes,
   trunksRoutes,

@@ -1,6 +1,6 @@
 import type { Database } from '../db/client';
 import type { CallPorts } from '../engine/call/ports';
-import type { RecognizerResolver } from '../modules/assistants/call-config';
+import type { RecognizerResolver, SynthesizerResolver } from '../modules/assistants/call-config';
 import { assistantSource } from '../modules/assistants/call-config';
 import type { ProviderResolver } from '../modules/assistants/test-chat';
 import type { CallRepository } from '../modules/calls/call-repository';
@@ -16,13 +16,19 @@ export function createCallPorts(options: {
   repository: CallRepository;
   resolveProvider: ProviderResolver;
   resolveRecognizer: RecognizerResolver;
+  resolveSynthesizer: SynthesizerResolver;
   embedderFor: (projectId: string) => Promise<Embedder | undefined>;
   sms: SmsSender;
   onError: (err: unknown, context: string) => void;
 }): CallPorts {
   const { db } = options;
   return {
-    assistants: assistantSource(db, options.resolveProvider, options.resolveRecognizer),
+    assistants: assistantSource(
+      db,
+      options.resolveProvider,
+      options.resolveRecognizer,
+      options.resolveSynthesizer,
+    ),
     knowledge: knowledgeSource(db, { embedderFor: options.embedderFor, onError: options.onError }),
     doNotCall: doNotCallList(db),
     recorder: options.repository,

@@ -18,12 +18,13 @@ import { recognizerFor } from '../engine/speech/recognizer';
 import { streamingFromWhole } from '../engine/speech/synthesis';
 import { normalizeForSpeech } from '../engine/speech/zh-normalize';
 import type { SpeechSynthesizer } from '../engine/speech/types';
+import { offlineVoiceFor } from '../engine/speech/voices';
 import { createSimCarrier, type SimCarrier } from '../engine/telephony/sim/sim-carrier';
 import type { Env } from '../env';
 import { AppError } from '../lib/errors';
 import { type Relay, startRelay } from '../lib/relay';
 import { loadAppSecret } from '../lib/secret-box';
-import { providerResolver, recognizerResolver } from '../modules/assistants/provider';
+import { providerResolver, recognizerResolver, synthesizerResolver } from '../modules/assistants/provider';
 import { CallEventHub, callIdOf } from '../modules/calls/call-events';
 import { CallRepository } from '../modules/calls/call-repository';
 import { toSummary, toTurn } from '../modules/calls/calls.service';
@@ -136,6 +137,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     repository,
     resolveProvider: providerResolver(db, env),
     resolveRecognizer: recognizerResolver(db, env),
+    resolveSynthesizer: synthesizerResolver(db, env),
     embedderFor,
     sms: providers.sms,
     onError: (err, context) => log.warn({ err, context }, 'call step failed'),

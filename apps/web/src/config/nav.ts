@@ -93,7 +93,13 @@ export const sections: Section[] = [
     icon: RobotOutlined,
     feature: 'assistant',
     // Static segments outrank the :editType parameter, whatever the order here.
-    routes: ['/assistant/list', '/assistant/template', '/assistant/prompt-edit', '/assistant/:editType'],
+    routes: [
+      '/assistant/list',
+      '/assistant/template',
+      '/assistant/prompt-edit',
+      '/assistant/speech',
+      '/assistant/:editType',
+    ],
     redirectTo: paths.assistantList,
   },
   {

@@ -18,6 +18,8 @@ export const paths = {
   ivrTrunks: '/ivr/trunks',
   assistant: '/assistant',
   assistantList: '/assistant/list',
+  /** 语音配置: the project's recognition and synthesis profiles, fallbacks and cloned voices. */
+  assistantSpeech: '/assistant/speech',
   knowledge: '/knowledge',
   dataReport: '/data-report',
   dataReportCallin: '/data-report/callin',

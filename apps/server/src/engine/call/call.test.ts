@@ -1,4 +1,4 @@
-import { type AssistantConfig, assistantConfig, type SimPersona } from '@callpilot/contracts';
+import { type AssistantConfig, assistantConfig, type SimPersona, speechSettings } from '@callpilot/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type OpenAICompatibleServer,
@@ -45,6 +45,8 @@ function ports(options: { route?: InboundRoute | null; providerUrl?: string; cfg
       provider: async () =>
         options.providerUrl ? { baseUrl: options.providerUrl, model: 'test-model', apiKey: 'sk-test' } : null,
       recognizer: async () => null,
+      synthesizer: async () => null,
+      speechSettings: async () => speechSettings.parse({}),
     },
     knowledge: { retrieve: async () => [], questions: async () => [] },
     doNotCall: {

@@ -7,9 +7,11 @@ import type {
   IntentGrade,
   RetrievedSegment,
   SimPersona,
+  SpeechSettings,
 } from '@callpilot/contracts';
 import type { BrainProvider } from '../brain/create-brain';
 import type { RecognizerProfile } from '../speech/recognizer';
+import type { SynthesizerProfile } from '../speech/synthesizer';
 
 /**
  * What the engine needs from the rest of the server to run a call, as small interfaces the
@@ -40,6 +42,16 @@ export interface AssistantSource {
    * apply). null when the profile is gone. Only real lines listen with it; the simulator speaks text.
    */
   recognizer(projectId: string, providerId: string): Promise<RecognizerProfile | null>;
+  /**
+   * The speech-synthesis profile an assistant's voice (or the project's fallback voice) names,
+   * resolved per call like the recogniser's. null when the profile is gone.
+   */
+  synthesizer(projectId: string, providerId: string): Promise<SynthesizerProfile | null>;
+  /**
+   * The project's speech defaults (语音配置): the recogniser of assistants that pick none, the
+   * recogniser and voice that take over when an assistant's own fail, and their timeouts.
+   */
+  speechSettings(projectId: string): Promise<SpeechSettings>;
 }
 
 export interface KnowledgeSource {

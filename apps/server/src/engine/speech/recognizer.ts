@@ -93,16 +93,18 @@ export function createRecognizer(
 }
 
 /**
- * The recogniser an assistant listens with on a real line, or null when its hearing names no
- * profile (or the profile is gone): such a call still runs, understanding key presses only.
+ * The recogniser an assistant listens with on a real line: its own hearing's profile, else the
+ * project's primary recogniser (语音配置). null when neither names one (or the profile is gone):
+ * such a call still runs, understanding key presses only.
  */
 export async function recognizerFor(
-  source: Pick<AssistantSource, 'recognizer'>,
+  source: Pick<AssistantSource, 'recognizer' | 'speechSettings'>,
   projectId: string,
   config: Pick<AssistantConfig, 'hearing'>,
   options: { clock?: Clock; timeoutMs?: number } = {},
 ): Promise<SpeechRecognizer | null> {
-  const providerId = config.hearing.providerId;
+  const providerId =
+    config.hearing.providerId ?? (await source.speechSettings(projectId)).recognitionPrimaryId;
   const profile = providerId ? await source.recognizer(projectId, providerId) : null;
   return profile ? createRecognizer(profile, options) : null;
 }

@@ -7,6 +7,7 @@ import {
   type AssistantUse,
   type AssistantVersion,
   assistantConfig,
+  OFFLINE_VOICE_PROVIDER,
   type Paged,
   type PageQuery,
   referencedVariables,
@@ -18,6 +19,7 @@ import { ESPEAK_VOICES } from '../../engine/speech/espeak';
 import { badRequest, notFound } from '../../lib/errors';
 import { assertWithinLimit } from '../projects/limits';
 import { speechProviderExists } from '../speech-providers/speech-providers.service';
+import { synthesisProviderExists } from '../synthesis-providers/synthesis-providers.service';
 import { findTemplate } from './assistants.templates';
 
 /** The draft fields a write sets, after the contract has parsed them. */
@@ -141,12 +143,18 @@ export async function getAssistant(
 }
 
 /**
- * References the contract cannot check: model and speech-recognition profiles and knowledge bases
- * must belong to this project, or one tenant could run on another's paid endpoint or read its documents.
+ * References the contract cannot check: model, speech-recognition and speech-synthesis profiles and
+ * knowledge bases must belong to this project, or one tenant could run on another's paid endpoint
+ * or read its documents.
  */
 async function assertReferencesBelong(db: Database, projectId: string, config: AssistantConfig) {
-  if (!ESPEAK_VOICES.some((voice) => voice.voiceId === config.voice.voiceId)) {
-    throw badRequest('字段 config.voice.voiceId：音色不存在');
+  if (config.voice.provider === OFFLINE_VOICE_PROVIDER) {
+    if (!ESPEAK_VOICES.some((voice) => voice.voiceId === config.voice.voiceId)) {
+      throw badRequest('字段 config.voice.voiceId：音色不存在');
+    }
+  } else if (!(await synthesisProviderExists(db, projectId, config.voice.provider))) {
+    // A profile voice's id is the vendor's (or a clone's) to judge; its profile must be ours.
+    throw badRequest('字段 config.voice.provider：音色所属的语音合成配置不存在或不属于本项目');
   }
   const providerId = config.brain.providerId;
   if (providerId) {

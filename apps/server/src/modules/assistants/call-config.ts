@@ -2,7 +2,10 @@ import type { AssistantConfig, AssistantVoice } from '@callpilot/contracts';
 import type { Database } from '../../db/client';
 import type { AssistantSource, CallAssistant } from '../../engine/call/ports';
 import type { RecognizerProfile } from '../../engine/speech/recognizer';
+import type { SynthesizerProfile } from '../../engine/speech/synthesizer';
+import { offlineVoiceFor } from '../../engine/speech/voices';
 import { notFound } from '../../lib/errors';
+import { getSpeechSettings } from '../speech-settings/speech-settings.service';
 import { getAssistant, getPublishedVersion } from './assistants.service';
 import type { ProviderResolver } from './test-chat';
 
@@ -53,7 +56,10 @@ export const versionRef = (version: number | 'draft' | undefined): AssistantVers
 
 const FALLBACK_VOICE: AssistantVoice = { provider: 'espeak', voiceId: 'cmn+f3', speed: 1, volume: 80 };
 
-/** The voice a recorded call was spoken in: its version's, or the draft's for a draft test call. */
+/**
+ * The voice a recorded call is re-spoken in: its version's, or the draft's for a draft test call.
+ * Recordings are mixed offline, so a profile voice is stood in for by an offline one.
+ */
 export async function callVoice(
   db: Database,
   projectId: string,
@@ -63,7 +69,7 @@ export async function callVoice(
   if (!assistantId) return FALLBACK_VOICE;
   try {
     const resolved = await resolveCallAssistant(db, projectId, assistantId, version ?? 'draft');
-    return resolved.config.voice ?? FALLBACK_VOICE;
+    return offlineVoiceFor(resolved.config.voice ?? FALLBACK_VOICE);
   } catch {
     return FALLBACK_VOICE;
   }
@@ -85,17 +91,24 @@ export async function assistantVariables(
 }
 
 export type RecognizerResolver = (projectId: string, providerId: string) => Promise<RecognizerProfile | null>;
+export type SynthesizerResolver = (
+  projectId: string,
+  providerId: string,
+) => Promise<SynthesizerProfile | null>;
 
 /** The engine's view of the assistants module (see engine/call/ports.ts). */
 export function assistantSource(
   db: Database,
   resolveProvider: ProviderResolver,
   resolveRecognizer: RecognizerResolver,
+  resolveSynthesizer: SynthesizerResolver,
 ): AssistantSource {
   return {
     forCall: (projectId, assistantId, version) =>
       resolveCallAssistant(db, projectId, assistantId, versionRef(version)),
     provider: resolveProvider,
     recognizer: resolveRecognizer,
+    synthesizer: resolveSynthesizer,
+    speechSettings: (projectId) => getSpeechSettings(db, projectId),
   };
 }

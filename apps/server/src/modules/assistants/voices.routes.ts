@@ -8,14 +8,22 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ok } from '../../lib/reply';
+import { loadAppSecret } from '../../lib/secret-box';
+import { requireProject } from '../../plugins/project-access';
 import type { ModuleOptions } from '../module-options';
+import {
+  isOfflineVoice,
+  listVoiceOptions,
+  previewProfileVoice,
+} from '../synthesis-providers/synthesis-providers.service';
 
 const failures = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 503: errorEnvelope };
 
-/** The offline voices and a preview of how an assistant sounds (the test chat's 播放 button). */
-export const voicesRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { runtime }) => {
+/** The voices an assistant can speak with and a preview of how it sounds (the editor's 试听). */
+export const voicesRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, env, runtime }) => {
   const tags = ['智能小助手'];
   const security = [{ bearerAuth: [] }];
+  const secret = loadAppSecret(env);
 
   app.get(
     '/api/project/:projectId/voices',
@@ -23,12 +31,12 @@ export const voicesRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { 
       schema: {
         tags,
         security,
-        summary: '可选音色（离线合成，无需下载）',
+        summary: '可选音色：离线音色（无需下载），以及本项目每个语音合成配置的预置音色',
         params: projectIdParams,
         response: { 200: envelope(z.array(voiceOption)), ...failures },
       },
     },
-    async () => ok(runtime.speech().voices()),
+    async (req) => ok(await listVoiceOptions(db, requireProject(req).id)),
   );
 
   app.post(
@@ -37,16 +45,20 @@ export const voicesRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { 
       schema: {
         tags,
         security,
-        summary: '试听：把一段文本合成为 WAV 音频（最多 500 字）',
-        description: '成功时应答体为 audio/wav 音频，头 X-Audio-Duration-Ms 为时长；失败时为统一的错误信封。',
+        summary: '试听：用离线音色或语音合成配置的音色把一段文本合成为 WAV 音频（最多 500 字）',
+        description:
+          '成功时应答体为 audio/wav 音频，头 X-Audio-Duration-Ms 为时长；失败时为统一的错误信封（语音合成服务的错误为中文说明）。',
         params: projectIdParams,
         body: ttsPreviewRequest,
       },
     },
     async (req, reply) => {
-      const speech = await runtime.speech().synthesize(req.body.text, req.body.voice);
+      const { text, voice } = req.body;
+      const speech = isOfflineVoice(voice)
+        ? await runtime.speech().synthesize(text, voice)
+        : await previewProfileVoice(db, secret, requireProject(req).id, text, voice);
       return reply
-        .type(speech.mimeType)
+        .type('audio/wav')
         .header('Cache-Control', 'no-store')
         .header('X-Audio-Duration-Ms', String(speech.durationMs))
         .send(speech.audio);

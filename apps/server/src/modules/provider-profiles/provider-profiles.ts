@@ -2,28 +2,36 @@ import { randomUUID } from 'node:crypto';
 import type { Paged, PageQuery } from '@callpilot/contracts';
 import { and, asc, count, eq, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { assistants, assistantVersions, type llmProviders, type speechProviders } from '../../db/schema';
+import {
+  assistants,
+  assistantVersions,
+  type llmProviders,
+  type speechProviders,
+  type synthesisProviders,
+} from '../../db/schema';
 import { ProviderError, type ProviderService, toProviderError } from '../../engine/brain/openai-client';
 import { AppError, conflict, forbidden, notFound } from '../../lib/errors';
 import { type AppSecret, decryptSecret, encryptSecret, SecretBoxError } from '../../lib/secret-box';
 import type { ProjectAccess } from '../../plugins/project-access';
 
 /**
- * What the project's provider profiles (模型配置, 语音识别配置) share: an endpoint with a key
+ * What the project's provider profiles (模型配置, 语音识别配置, 语音合成配置) share: an endpoint with a key
  * sealed at rest and shown only as "已填写 + last 4", one name per project, a cap per project,
  * no deleting while an assistant uses one, and a test whose failure is an answer. Each module
  * keeps only what is its own (its columns, its DTO, what its test sends).
  */
 
 /** Tables with the profile columns (id, project, name, base URL, model, sealed key, timestamps). */
-export type ProfileTable = typeof llmProviders | typeof speechProviders;
+export type ProfileTable = typeof llmProviders | typeof speechProviders | typeof synthesisProviders;
 
 /** How a profile kind is named in messages, and where an assistant's config points at one. */
 export interface ProfileKind {
-  /** 模型配置, 语音识别配置 */
+  /** 模型配置, 语音识别配置, 语音合成配置 */
   label: string;
-  /** The assistant config section whose `providerId` names a profile of this kind. */
-  configSection: 'brain' | 'hearing';
+  /** The assistant config section that names a profile of this kind... */
+  configSection: 'brain' | 'hearing' | 'voice';
+  /** ...in this field of it (default providerId; a voice names its profile as `provider`). */
+  configField?: 'providerId' | 'provider';
 }
 
 /** Enough for every vendor a project might try side by side; more is a sign of a script gone wrong. */
@@ -100,6 +108,7 @@ export function profileStore<T extends ProfileTable>(table: T, kind: ProfileKind
    * profile. Deleting it from under them would silently change how their calls run.
    */
   async function assistantsUsing(db: Database, projectId: string, id: string): Promise<string[]> {
+    const field = kind.configField ?? 'providerId';
     const rows = await db
       .select({ name: assistants.name })
       .from(assistants)
@@ -115,8 +124,8 @@ export function profileStore<T extends ProfileTable>(table: T, kind: ProfileKind
           eq(assistants.projectId, projectId),
           isNull(assistants.deletedAt),
           or(
-            sql`${assistants.config}->${kind.configSection}::text->>'providerId' = ${id}`,
-            sql`${assistantVersions.config}->${kind.configSection}::text->>'providerId' = ${id}`,
+            sql`${assistants.config}->${kind.configSection}::text->>${field}::text = ${id}`,
+            sql`${assistantVersions.config}->${kind.configSection}::text->>${field}::text = ${id}`,
           ),
         ),
       )
@@ -198,8 +207,16 @@ export function profileStore<T extends ProfileTable>(table: T, kind: ProfileKind
       return row as Row<T>;
     },
 
-    /** Refused (409, naming up to three) while an assistant's draft or live version uses it. */
-    async remove(db: Database, projectId: string, id: string): Promise<void> {
+    /**
+     * Refused (409, naming up to three) while an assistant's draft or live version uses it, or
+     * while `otherUse` (the project's speech settings, a cloned voice) names a reason.
+     */
+    async remove(
+      db: Database,
+      projectId: string,
+      id: string,
+      otherUse?: () => Promise<string | null>,
+    ): Promise<void> {
       await get(db, projectId, id);
       const users = await assistantsUsing(db, projectId, id);
       if (users.length > 0) {
@@ -212,6 +229,8 @@ export function profileStore<T extends ProfileTable>(table: T, kind: ProfileKind
           `该${kind.label}正被小助手${names}${more}使用，请先在小助手中改用其他${kind.label}后再删除`,
         );
       }
+      const refusal = await otherUse?.();
+      if (refusal) throw conflict(refusal);
       await db.delete(any).where(ofProject(projectId, id));
     },
 

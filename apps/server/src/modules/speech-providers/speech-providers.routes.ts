@@ -9,10 +9,13 @@ import {
   speechProviderTestResult,
   speechProviderWriteRequest,
 } from '@callpilot/contracts';
+import fastifyMultipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { wavToPcm } from '../../engine/speech/resample';
 import type { TelephonyUtterance } from '../../engine/speech/types';
+import { badRequest } from '../../lib/errors';
+import { receiveFiles } from '../../lib/multipart';
 import { ok } from '../../lib/reply';
 import { loadAppSecret } from '../../lib/secret-box';
 import { requireProject } from '../../plugins/project-access';
@@ -23,6 +26,8 @@ import {
   deleteSpeechProvider,
   getSpeechProvider,
   listSpeechProviders,
+  MAX_RECORDING_BYTES,
+  recordingFromWav,
   SPEECH_PROFILE,
   testSpeechProvider,
   updateSpeechProvider,
@@ -42,6 +47,13 @@ export const speechProvidersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async
   const secret = loadAppSecret(env);
   const base = '/api/project/:projectId/speech-providers';
   const item = `${base}/:speechProviderId`;
+
+  // Registered inside this module only, for the test's uploaded recording; other routes keep
+  // refusing multipart bodies. One byte over the limit is enough to know a file is too large.
+  await app.register(fastifyMultipart, {
+    limits: { fileSize: MAX_RECORDING_BYTES + 1, files: 1, fields: 5 },
+    throwFileSizeLimit: false,
+  });
 
   // "您好" in the offline voice, as a phone line would carry it; synthesised once per process.
   let sample: Promise<TelephonyUtterance> | undefined;
@@ -148,18 +160,32 @@ export const speechProvidersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async
       schema: {
         tags,
         security,
-        summary: '测试语音识别配置：识别一段内置的样例语音（您好），返回识别结果与耗时',
+        summary:
+          '测试语音识别配置：识别内置的样例语音（您好），或上传的录音（multipart/form-data，字段 file：16 位 WAV，≤ 60 秒），返回识别结果与耗时',
         params: speechProviderIdParams,
         response: { 200: envelope(speechProviderTestResult), ...withTarget },
       },
     },
-    async (req) =>
-      ok(
-        await testSpeechProvider(db, secret, requireProject(req).id, req.params.speechProviderId, {
+    async (req) => {
+      const projectId = requireProject(req).id;
+      let recording: TelephonyUtterance | undefined;
+      if (req.isMultipart()) {
+        const files = await receiveFiles(req, {
+          field: 'file',
+          tooManyFiles: () => badRequest('字段 file：一次只能上传一段录音'),
+        });
+        const file = files.find((f) => f.field === 'file');
+        if (!file) throw badRequest('字段 file：请选择要识别的录音文件');
+        recording = recordingFromWav(file.bytes, file.truncated);
+      }
+      return ok(
+        await testSpeechProvider(db, secret, projectId, req.params.speechProviderId, {
           sample: greeting,
+          recording,
           onUnexpected: (err) =>
             req.log.warn({ err: { name: (err as Error)?.name } }, 'speech provider test failed'),
         }),
-      ),
+      );
+    },
   );
 };

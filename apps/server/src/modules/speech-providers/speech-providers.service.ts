@@ -14,7 +14,9 @@ import { speechProviders } from '../../db/schema';
 import type { Clock } from '../../engine/clock';
 import { RECOGNITION_SERVICE } from '../../engine/speech/openai-transcriber';
 import { createRecognizer, type RecognizerProfile } from '../../engine/speech/recognizer';
+import { resample } from '../../engine/speech/resample';
 import type { TelephonyUtterance } from '../../engine/speech/types';
+import { readMono } from '../../engine/speech/wav';
 import { AppError } from '../../lib/errors';
 import type { AppSecret } from '../../lib/secret-box';
 import {
@@ -24,6 +26,7 @@ import {
   quote,
   testFailureMessage,
 } from '../provider-profiles/provider-profiles';
+import { settingsUsing } from '../speech-settings/speech-settings.service';
 
 type WriteInput = z.output<typeof speechProviderWriteRequest>;
 type Row = typeof speechProviders.$inferSelect;
@@ -120,9 +123,12 @@ export async function updateSpeechProvider(
   return toDto(await store.update(db, secret, projectId, id, write, own));
 }
 
-/** Refused while an assistant's hearing uses it: its calls would silently stop understanding speech. */
+/**
+ * Refused while an assistant's hearing uses it, or while it is the project's primary or fallback
+ * recogniser: calls would silently stop understanding speech.
+ */
 export function deleteSpeechProvider(db: Database, projectId: string, id: string): Promise<void> {
-  return store.remove(db, projectId, id);
+  return store.remove(db, projectId, id, () => settingsUsing(db, projectId, id));
 }
 
 /** Whether the project has this profile (an assistant may only name its own project's). */
@@ -161,14 +167,17 @@ const SILENT_HINT: Record<SpeechVendor, string> = {
 export interface SpeechTestOptions {
   /** The built-in sample to recognise: "您好", synthesised and brought to 8 kHz. */
   sample: () => Promise<TelephonyUtterance>;
+  /** A recording the user uploaded (语音配置 › 测试), brought to 8 kHz: recognised instead of the sample. */
+  recording?: TelephonyUtterance;
   timeoutMs?: number;
   clock?: Clock;
   onUnexpected?: (err: unknown) => void;
 }
 
 /**
- * Recognises the built-in sample through the stored profile, exactly as a call would, and
- * reports what was heard and how long recognition took. Failures are answers, not errors.
+ * Recognises the built-in sample (or an uploaded recording) through the stored profile, exactly
+ * as a call would, and reports what was heard and how long recognition took. Failures are
+ * answers, not errors.
  */
 export async function testSpeechProvider(
   db: Database,
@@ -182,7 +191,7 @@ export async function testSpeechProvider(
   let started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
-    const utterance = await options.sample();
+    const utterance = options.recording ?? (await options.sample());
     apiKey = store.openKey(secret, row);
     const recognizer = createRecognizer(
       { ...recognizerColumns(row), apiKey },
@@ -195,9 +204,13 @@ export async function testSpeechProvider(
       ok: true,
       latencyMs,
       text,
-      message: text
-        ? `识别成功，样例语音「您好」识别为：「${quote(text)}」`
-        : `连接成功，但没有识别出文字（样例为合成语音「您好」），${SILENT_HINT[row.vendor]}`,
+      message: options.recording
+        ? text
+          ? `识别成功，上传的录音识别为：「${quote(text)}」`
+          : `连接成功，但没有从上传的录音中识别出文字，请确认录音中有清晰的普通话；${SILENT_HINT[row.vendor]}`
+        : text
+          ? `识别成功，样例语音「您好」识别为：「${quote(text)}」`
+          : `连接成功，但没有识别出文字（样例为合成语音「您好」），${SILENT_HINT[row.vendor]}`,
     };
   } catch (err) {
     return {
@@ -207,4 +220,30 @@ export async function testSpeechProvider(
       message: testFailureMessage(err, { apiKey, service: RECOGNITION_SERVICE, ...options }),
     };
   }
+}
+
+/** An uploaded test recording may be a minute long: longer than any caller's turn. */
+export const MAX_RECORDING_SECONDS = 60;
+/** A minute of 48 kHz stereo 16-bit WAV, with room for its header. */
+export const MAX_RECORDING_BYTES = 12 * 1024 * 1024;
+
+const recordingProblem = (rule: string) => new AppError(400, 'VALIDATION_FAILED', `字段 file：${rule}`);
+
+/** An uploaded WAV as a phone line would carry it: mono, 8 kHz. 400 naming the rule it breaks. */
+export function recordingFromWav(bytes: Buffer, truncated: boolean): TelephonyUtterance {
+  if (truncated || bytes.length > MAX_RECORDING_BYTES) {
+    throw recordingProblem(`录音文件不能超过 ${MAX_RECORDING_BYTES / 1024 / 1024} MB`);
+  }
+  let decoded: ReturnType<typeof readMono>;
+  try {
+    decoded = readMono(bytes);
+  } catch {
+    throw recordingProblem('仅支持 16 位 PCM 编码的 WAV 录音');
+  }
+  const { samples, sampleRate } = decoded;
+  if (samples.length === 0) throw recordingProblem('录音中没有声音数据');
+  if (samples.length / sampleRate > MAX_RECORDING_SECONDS) {
+    throw recordingProblem(`录音不能超过 ${MAX_RECORDING_SECONDS} 秒`);
+  }
+  return { pcm: resample(samples, sampleRate, 8000), sampleRate: 8000 };
 }

@@ -12,6 +12,7 @@ import { aliyunTokenUrlFor, recognizerFor } from '../../engine/speech/recognizer
 import { type FakeAliyunNls, startFakeAliyunNls } from '../../engine/speech/testing/aliyun-nls-server';
 import { type FunAsrServer, startFunAsrServer } from '../../engine/speech/testing/funasr-server';
 import { startTencentAsrServer, type TencentAsrServer } from '../../engine/speech/testing/tencent-asr-server';
+import { encodeWav } from '../../engine/speech/wav';
 import { loadAppSecret } from '../../lib/secret-box';
 import { resolveSpeechProvider } from './speech-providers.service';
 
@@ -314,6 +315,79 @@ describe('speech recognition profiles', () => {
     });
     expect(logs.join('\n')).not.toContain(API_KEY);
     expect(logs.join('\n')).not.toContain(wrongKey);
+  });
+});
+
+/** A multipart/form-data body with one file, as the console's upload sends it. */
+function multipart(fileName: string, bytes: Buffer) {
+  const boundary = '----callpilot-test-boundary';
+  const payload = Buffer.concat([
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${fileName}"\r\nContent-Type: audio/wav\r\n\r\n`,
+    ),
+    bytes,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return { payload, contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/** A WAV of `seconds` of a 300 Hz tone at `rate`, with `channels` identical channels. */
+function toneWav(seconds: number, rate: number, channels = 1): Buffer {
+  const frames = Math.round(seconds * rate);
+  const mono = new Int16Array(frames);
+  for (let i = 0; i < frames; i++) mono[i] = Math.round(6000 * Math.sin((2 * Math.PI * 300 * i) / rate));
+  if (channels === 1) return encodeWav(mono, rate);
+  const wav = encodeWav(new Int16Array(frames * channels), rate);
+  wav.writeUInt16LE(channels, 22);
+  wav.writeUInt32LE(rate * channels * 2, 28);
+  wav.writeUInt16LE(channels * 2, 32);
+  for (let i = 0; i < frames; i++)
+    for (let ch = 0; ch < channels; ch++) wav.writeInt16LE(mono[i] ?? 0, 44 + (i * channels + ch) * 2);
+  return wav;
+}
+
+describe('测试 with an uploaded recording', () => {
+  it('transcribes an uploaded WAV brought to 8 kHz mono, and refuses what is not one, or too long', async () => {
+    const t = await setup();
+    const id = await create(t);
+    upstream.hear((heard) =>
+      heard.sampleRate === 8000 && heard.durationMs === 1500 ? '我想咨询一下套餐' : '没听清',
+    );
+    const upload = (fileName: string, bytes: Buffer, headers = t.headers) => {
+      const { payload, contentType } = multipart(fileName, bytes);
+      return t.app.inject({
+        method: 'POST',
+        url: `${t.url}/${id}/test`,
+        headers: { ...headers, 'content-type': contentType },
+        payload,
+      });
+    };
+
+    const heard = await upload('录音.wav', toneWav(1.5, 16000, 2));
+    expect(heard.statusCode, heard.body).toBe(200);
+    expect(heard.json().data).toMatchObject({
+      ok: true,
+      text: '我想咨询一下套餐',
+      message: '识别成功，上传的录音识别为：「我想咨询一下套餐」',
+    });
+    const sent = upstream.requests.at(-1)?.utterance;
+    expect(sent).toMatchObject({ sampleRate: 8000, channels: 1, durationMs: 1500 });
+    expect(sent?.pcm.some((sample) => Math.abs(sample) > 3000)).toBe(true);
+
+    // A member may test too: testing spends nothing the project did not already allow.
+    expect((await upload('录音.wav', toneWav(1.5, 8000), t.memberHeaders)).json().data.ok).toBe(true);
+
+    const requests = upstream.requests.length;
+    for (const [fileName, bytes, message] of [
+      ['录音.mp3', Buffer.from('ID3 not a wav at all'), '字段 file：仅支持 16 位 PCM 编码的 WAV 录音'],
+      ['长录音.wav', toneWav(61, 8000), '字段 file：录音不能超过 60 秒'],
+      ['空.wav', encodeWav(new Int16Array(0), 16000), '字段 file：录音中没有声音数据'],
+    ] as const) {
+      const res = await upload(fileName, bytes);
+      expect(res.statusCode, message).toBe(400);
+      expect(res.json().message).toBe(message);
+    }
+    expect(upstream.requests).toHaveLength(requests);
   });
 });
 

@@ -3,6 +3,7 @@ import {
   type AssistantSummary,
   type AssistantTemplate,
   assistantConfig,
+  speechSettings,
 } from '@callpilot/contracts';
 import { render } from '@testing-library/react';
 import type { ReactNode } from 'react';
@@ -98,6 +99,8 @@ export const commonReplies: Record<string, FakeReply> = {
   'GET /api/project/p1/voices': ok([{ provider: 'espeak', voiceId: 'cmn', name: '普通话', language: 'zh' }]),
   'GET /api/project/p1/llm-providers': ok({ items: [], total: 0, page: 1, pageSize: 100 }),
   'GET /api/project/p1/speech-providers': ok({ items: [], total: 0, page: 1, pageSize: 100 }),
+  'GET /api/project/p1/synthesis-providers': ok({ items: [], total: 0, page: 1, pageSize: 100 }),
+  'GET /api/project/p1/speech-settings': ok(speechSettings.parse({})),
   'GET /api/project/p1/knowledge-bases': ok({
     items: [
       {

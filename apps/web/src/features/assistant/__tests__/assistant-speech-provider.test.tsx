@@ -72,7 +72,15 @@ describe('assistant editor: 语音识别', () => {
   });
 });
 
-describe('语音识别配置 drawer', () => {
+/** The 语音配置 page, opened from the assistant list's 语音配置 button, on its 语音识别 tab. */
+async function openSpeechPage() {
+  renderAssistant('/assistant/list');
+  fireEvent.click(await screen.findByRole('button', { name: '语音配置' }));
+  expect(await screen.findByRole('heading', { name: '语音配置' })).toBeTruthy();
+  return screen.getByRole('tabpanel');
+}
+
+describe('语音识别配置 drawer (assistant editor)', () => {
   it('adds a profile from the editor, and the new profile can be chosen at once', async () => {
     let stored: SpeechProvider[] = [];
     server = serveAssistant({ 'GET /api/project/p1/assistants/a1': ok(assistant) }, (request) => {
@@ -113,8 +121,10 @@ describe('语音识别配置 drawer', () => {
     fireEvent.mouseDown(screen.getByRole('combobox', { name: '语音识别配置' }));
     expect(await screen.findByTitle('本地识别')).toBeTruthy();
   });
+});
 
-  it('tests a profile, shows what it heard and how long it took, and edits it without resending the key', async () => {
+describe('语音配置 › 语音识别', () => {
+  it('tests a profile, shows what it heard and how long it took, and edits it in a drawer without resending the key', async () => {
     server = serveAssistant({
       'GET /api/project/p1/assistants': ok({ items: [], total: 0, page: 1, pageSize: 20 }),
       [`GET ${URL}`]: profiles(whisper),
@@ -126,17 +136,15 @@ describe('语音识别配置 drawer', () => {
       }),
       [`PUT ${URL}/sp1`]: ok({ ...whisper, model: 'whisper-large-v3' }),
     });
-    renderAssistant('/assistant/list');
-    fireEvent.click(await screen.findByRole('button', { name: '语音识别配置' }));
-
-    const drawer = await screen.findByRole('dialog');
-    expect(await within(drawer).findByText('API Key：已保存（…k7Qw）')).toBeTruthy();
-    fireEvent.click(within(drawer).getByRole('button', { name: '测试识别' }));
+    const page = await openSpeechPage();
+    expect(await within(page).findByText('API Key：已保存（…k7Qw）')).toBeTruthy();
+    fireEvent.click(within(page).getByRole('button', { name: '测试识别' }));
     expect(
-      await within(drawer).findByText('识别成功，样例语音「您好」识别为：「您好。」（耗时 640 ms）'),
+      await within(page).findByText('识别成功，样例语音「您好」识别为：「您好。」（耗时 640 ms）'),
     ).toBeTruthy();
 
-    fireEvent.click(within(drawer).getByRole('button', { name: '编辑' }));
+    fireEvent.click(within(page).getByRole('button', { name: '编辑' }));
+    const drawer = await screen.findByRole('dialog');
     expect(await within(drawer).findByText('已保存（…k7Qw），留空则保持不变')).toBeTruthy();
     fireEvent.change(within(drawer).getByLabelText('识别模型'), { target: { value: 'whisper-large-v3' } });
     fireEvent.click(within(drawer).getByRole('button', { name: '保存' }));
@@ -148,6 +156,32 @@ describe('语音识别配置 drawer', () => {
         model: 'whisper-large-v3',
       }),
     );
+  });
+
+  it('transcribes an uploaded recording and shows what it heard and how long it took', async () => {
+    server = serveAssistant({
+      'GET /api/project/p1/assistants': ok({ items: [], total: 0, page: 1, pageSize: 20 }),
+      [`GET ${URL}`]: profiles(whisper),
+      [`POST ${URL}/sp1/test`]: ok({
+        ok: true,
+        latencyMs: 1830,
+        text: '我想咨询一下宽带套餐',
+        message: '识别成功，上传的录音识别为：「我想咨询一下宽带套餐」',
+      }),
+    });
+    const page = await openSpeechPage();
+    await within(page).findByText('Whisper');
+    const recording = new File([new Uint8Array([82, 73, 70, 70])], '客户录音.wav', { type: 'audio/wav' });
+    const input = page.querySelector('input[type="file"]') as HTMLInputElement;
+    expect(input.accept).toContain('.wav');
+    fireEvent.change(input, { target: { files: [recording] } });
+
+    expect(
+      await within(page).findByText('识别成功，上传的录音识别为：「我想咨询一下宽带套餐」（耗时 1830 ms）'),
+    ).toBeTruthy();
+    const sent = server.requests.find((request) => request.method === 'POST')?.body;
+    expect(sent).toBeInstanceOf(FormData);
+    expect(((sent as FormData).get('file') as File).name).toBe('客户录音.wav');
   });
 
   it('shows a failed test beside the profile, and the server’s reason when a delete is refused', async () => {
@@ -162,51 +196,90 @@ describe('语音识别配置 drawer', () => {
       }),
       [`DELETE ${URL}/sp1`]: failure(
         409,
-        '该语音识别配置正被小助手「课程回访小助手」使用，请先在小助手中改用其他语音识别配置后再删除',
+        '该语音识别配置是本项目的主识别配置，请先在语音配置中改选其他主识别配置后再删除',
         'CONFLICT',
       ),
     });
-    renderAssistant('/assistant/list');
-    fireEvent.click(await screen.findByRole('button', { name: '语音识别配置' }));
-    const drawer = await screen.findByRole('dialog');
+    const page = await openSpeechPage();
 
-    fireEvent.click(await within(drawer).findByRole('button', { name: '测试识别' }));
+    fireEvent.click(await within(page).findByRole('button', { name: '测试识别' }));
     expect(
-      await within(drawer).findByText(
+      await within(page).findByText(
         '识别失败：语音识别服务拒绝了 API Key（HTTP 401），请检查语音识别配置中的 API Key',
       ),
     ).toBeTruthy();
 
-    fireEvent.click(within(drawer).getByRole('button', { name: '删除' }));
+    fireEvent.click(within(page).getByRole('button', { name: '删除' }));
     const confirm = await screen.findByRole('tooltip');
     fireEvent.click(within(confirm).getByRole('button', { name: '删除' }));
     await waitFor(() =>
       expect(toast.error).toHaveBeenCalledWith(
-        '该语音识别配置正被小助手「课程回访小助手」使用，请先在小助手中改用其他语音识别配置后再删除',
+        '该语音识别配置是本项目的主识别配置，请先在语音配置中改选其他主识别配置后再删除',
         expect.anything(),
       ),
     );
-    expect(within(drawer).getByText('Whisper')).toBeTruthy();
+    expect(within(page).getByText('Whisper')).toBeTruthy();
   });
 
-  it('lets a member read and test the profiles, without the buttons to add, edit or delete them', async () => {
+  it('lets a member read and test the profiles and the 主备 settings, without the buttons to change them', async () => {
     signIn({ member: true });
     server = serveAssistant({
       'GET /api/project/p1/assistants': ok({ items: [], total: 0, page: 1, pageSize: 20 }),
       [`GET ${URL}`]: profiles(whisper),
     });
-    renderAssistant('/assistant/list');
-    fireEvent.click(await screen.findByRole('button', { name: '语音识别配置' }));
-    const drawer = await screen.findByRole('dialog');
+    const page = await openSpeechPage();
 
-    expect(await within(drawer).findByText('API Key：已保存（…k7Qw）')).toBeTruthy();
+    expect(await within(page).findByText('API Key：已保存（…k7Qw）')).toBeTruthy();
     expect(
-      within(drawer).getByText('仅项目所有者或管理员可以添加、编辑或删除语音识别配置；你可以查看并测试。'),
+      within(page).getByText('仅项目所有者或管理员可以添加、编辑或删除语音识别配置；你可以查看并测试。'),
     ).toBeTruthy();
-    expect(within(drawer).getByRole('button', { name: '测试识别' })).toBeTruthy();
-    for (const name of ['添加语音识别配置', '编辑', '删除']) {
-      expect(within(drawer).queryByRole('button', { name })).toBeNull();
+    expect(within(page).getByRole('button', { name: '测试识别' })).toBeTruthy();
+    expect(within(page).getByRole('button', { name: '上传录音识别' })).toBeTruthy();
+    for (const name of ['添加语音识别配置', '编辑', '删除', '保存']) {
+      expect(within(page).queryByRole('button', { name })).toBeNull();
     }
+    expect((await within(page).findByRole('combobox', { name: '主识别配置' })).hasAttribute('disabled')).toBe(
+      true,
+    );
+  });
+
+  it('sets the primary and fallback recogniser and the timeout, refusing the same profile twice', async () => {
+    const second: SpeechProvider = { ...whisper, id: 'sp2', name: '阿里云识别' };
+    server = serveAssistant(
+      {
+        'GET /api/project/p1/assistants': ok({ items: [], total: 0, page: 1, pageSize: 20 }),
+        [`GET ${URL}`]: profiles(whisper, second),
+      },
+      (request) =>
+        request.method === 'PUT' && request.url === '/api/project/p1/speech-settings'
+          ? ok(request.body)
+          : undefined,
+    );
+    const page = await openSpeechPage();
+    const choose = async (label: string, title: string) => {
+      fireEvent.mouseDown(await within(page).findByRole('combobox', { name: label }));
+      const options = await screen.findAllByTitle(title);
+      fireEvent.click(options.at(-1) as HTMLElement);
+    };
+
+    await choose('主识别配置', 'Whisper');
+    await choose('备用识别配置', 'Whisper');
+    fireEvent.click(within(page).getByRole('button', { name: '保存' }));
+    expect(await within(page).findByText('备用识别配置不能与主识别配置相同')).toBeTruthy();
+    expect(server.requests.some((request) => request.method === 'PUT')).toBe(false);
+
+    await choose('备用识别配置', '阿里云识别');
+    fireEvent.change(within(page).getByLabelText('识别超时（毫秒）'), { target: { value: '1200' } });
+    fireEvent.click(within(page).getByRole('button', { name: '保存' }));
+    await waitFor(() =>
+      expect(server?.requests.find((request) => request.method === 'PUT')?.body).toEqual({
+        recognitionPrimaryId: 'sp1',
+        recognitionFallbackId: 'sp2',
+        synthesisFallback: { provider: 'espeak', voiceId: 'cmn+f3' },
+        recognitionTimeoutMs: 1200,
+        synthesisTimeoutMs: 1500,
+      }),
+    );
   });
 
   it('adds an Aliyun profile: the vendor first, then its own fields with the Shanghai gateway filled in', async () => {
@@ -235,10 +308,9 @@ describe('语音识别配置 drawer', () => {
         return profiles(...stored);
       },
     );
-    renderAssistant('/assistant/list');
-    fireEvent.click(await screen.findByRole('button', { name: '语音识别配置' }));
+    const page = await openSpeechPage();
+    fireEvent.click(await within(page).findByRole('button', { name: '添加语音识别配置' }));
     const drawer = await screen.findByRole('dialog');
-    fireEvent.click(await within(drawer).findByRole('button', { name: '添加语音识别配置' }));
 
     fireEvent.mouseDown(within(drawer).getByLabelText('服务类型'));
     fireEvent.click(await screen.findByTitle('阿里云实时语音识别'));
@@ -259,11 +331,11 @@ describe('语音识别配置 drawer', () => {
     });
     fireEvent.click(within(drawer).getByRole('button', { name: '保存' }));
 
-    expect(await within(drawer).findByText('阿里云识别')).toBeTruthy();
+    expect(await within(page).findByText('阿里云识别')).toBeTruthy();
     expect(
-      within(drawer).getByText('阿里云实时语音识别 · wss://nls-gateway-cn-shanghai.aliyuncs.com/ws/v1'),
+      within(page).getByText('阿里云实时语音识别 · wss://nls-gateway-cn-shanghai.aliyuncs.com/ws/v1'),
     ).toBeTruthy();
-    expect(within(drawer).getByText('AccessKey Secret：已保存（…3210）')).toBeTruthy();
+    expect(within(page).getByText('AccessKey Secret：已保存（…3210）')).toBeTruthy();
     expect(server.requests.find((request) => request.method === 'POST')?.body).toEqual({
       name: '阿里云识别',
       vendor: 'aliyun_nls',
@@ -279,10 +351,9 @@ describe('语音识别配置 drawer', () => {
       'GET /api/project/p1/assistants': ok({ items: [], total: 0, page: 1, pageSize: 20 }),
       [`GET ${URL}`]: profiles(),
     });
-    renderAssistant('/assistant/list');
-    fireEvent.click(await screen.findByRole('button', { name: '语音识别配置' }));
+    const page = await openSpeechPage();
+    fireEvent.click(await within(page).findByRole('button', { name: '添加语音识别配置' }));
     const drawer = await screen.findByRole('dialog');
-    fireEvent.click(await within(drawer).findByRole('button', { name: '添加语音识别配置' }));
     fireEvent.mouseDown(within(drawer).getByLabelText('服务类型'));
     fireEvent.click(await screen.findByTitle('腾讯云实时语音识别'));
 

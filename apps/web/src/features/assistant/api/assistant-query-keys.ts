@@ -11,5 +11,7 @@ export const assistantKeys = {
   voices: (projectId: string) => ['projects', projectId, 'voices'] as const,
   llmProviders: (projectId: string) => ['projects', projectId, 'llm-providers'] as const,
   speechProviders: (projectId: string) => ['projects', projectId, 'speech-providers'] as const,
+  synthesisProviders: (projectId: string) => ['projects', projectId, 'synthesis-providers'] as const,
+  speechSettings: (projectId: string) => ['projects', projectId, 'speech-settings'] as const,
   knowledgeBases: (projectId: string) => ['projects', projectId, 'knowledge-bases', 'options'] as const,
 };

@@ -8,16 +8,11 @@ import { AssistantSpeechProviderDrawer } from './assistant-speech-provider-drawe
 
 // Each page tracks its one open dialog with one typed value; the dialogs themselves live here.
 
-export type AssistantListDialog = 'providers' | 'speechProviders' | null;
+export type AssistantListDialog = 'providers' | null;
 export type AssistantEditorDialog = 'publish' | 'versions' | 'speechProviders' | null;
 
 export function AssistantDialogs({ dialog, onClose }: { dialog: AssistantListDialog; onClose: () => void }) {
-  return (
-    <>
-      <AssistantLlmProviderDrawer open={dialog === 'providers'} onClose={onClose} />
-      <AssistantSpeechProviderDrawer open={dialog === 'speechProviders'} onClose={onClose} />
-    </>
-  );
+  return <AssistantLlmProviderDrawer open={dialog === 'providers'} onClose={onClose} />;
 }
 
 function PublishModal({

@@ -6,6 +6,8 @@ import {
   fillVariables,
   INTENT_GRADE_LABELS,
   type IntentGrade,
+  OFFLINE_VOICE_PROVIDER,
+  type VoiceOption,
 } from '@callpilot/contracts';
 import {
   Alert,
@@ -24,6 +26,7 @@ import type { TextAreaRef } from 'antd/es/input/TextArea';
 import type { ReactNode } from 'react';
 import { useRef, useState } from 'react';
 import { Link } from 'react-router';
+import { paths } from '@/config/paths';
 import { useKnowledgeBaseOptions } from '../api/get-knowledge-base-options';
 import { useLlmProviders } from '../api/get-llm-providers';
 import { useSpeechProviders } from '../api/get-speech-providers';
@@ -39,6 +42,7 @@ import {
   variableToken,
 } from '../utils/assistant-format';
 import { AssistantVariableTable } from './assistant-variable-table';
+import { VoicePicker } from './assistant-voice-picker';
 
 const MAX_PROMPT = 8000;
 const MAX_OPENING = 500;
@@ -55,6 +59,40 @@ const nameRules = [
 
 const toOptions = <T extends string>(labels: Record<T, string>) =>
   (Object.keys(labels) as T[]).map((value) => ({ value, label: labels[value] }));
+
+/**
+ * The voice select as the voiceId field's control: choosing a voice also sets its provider (the
+ * hidden field beside it), so one pick names both who speaks and which voice.
+ */
+function AssistantVoiceSelect({
+  id,
+  value,
+  onChange,
+  form,
+  voices,
+  loading,
+}: {
+  id?: string;
+  value?: string;
+  onChange?: (voiceId: string) => void;
+  form: FormInstance<AssistantFormValues>;
+  voices: VoiceOption[] | undefined;
+  loading: boolean;
+}) {
+  const provider: string = Form.useWatch(['config', 'voice', 'provider'], form) ?? OFFLINE_VOICE_PROVIDER;
+  return (
+    <VoicePicker
+      id={id}
+      voices={voices}
+      loading={loading}
+      value={value === undefined ? undefined : { provider, voiceId: value }}
+      onChange={(voice) => {
+        form.setFieldValue(['config', 'voice', 'provider'], voice.provider);
+        onChange?.(voice.voiceId);
+      }}
+    />
+  );
+}
 
 function Section({ title, extra, children }: { title: string; extra?: ReactNode; children: ReactNode }) {
   return (
@@ -190,16 +228,24 @@ export function AssistantEditorForm({
         <AssistantVariableTable />
       </Section>
 
-      <Section title="音色">
+      <Section
+        title="音色"
+        extra={
+          <Link to={`${paths.assistantSpeech}?tab=synthesis`} className="text-sm">
+            管理语音合成配置
+          </Link>
+        }
+      >
+        <Form.Item name={['config', 'voice', 'provider']} hidden>
+          <Input />
+        </Form.Item>
         <div className="grid grid-cols-1 gap-x-4 md:grid-cols-3">
-          <Form.Item label="音色" name={['config', 'voice', 'voiceId']}>
-            <Select
-              loading={voices.isPending}
-              options={(voices.data ?? []).map((voice) => ({
-                value: voice.voiceId,
-                label: `${voice.name}（${voice.language}）`,
-              }))}
-            />
+          <Form.Item
+            label="音色"
+            name={['config', 'voice', 'voiceId']}
+            extra="离线音色无需联网；语音合成配置的音色更自然，可在「语音配置」中添加"
+          >
+            <AssistantVoiceSelect form={form} voices={voices.data} loading={voices.isPending} />
           </Form.Item>
           <Form.Item label="语速" name={['config', 'voice', 'speed']}>
             <Slider min={0.5} max={2} step={0.1} />

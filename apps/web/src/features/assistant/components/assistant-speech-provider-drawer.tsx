@@ -3,6 +3,7 @@ import {
   SPEECH_VENDOR_LABELS,
   SPEECH_VENDOR_RULES,
   type SpeechProvider,
+  type SpeechProviderTestResult,
   type SpeechProviderWriteRequest,
   type SpeechVendor,
   speechProviderWriteRequest,
@@ -193,49 +194,56 @@ const describeProfile = (profile: SpeechProvider) =>
     profile.vendor === 'aliyun_nls' ? '' : ` · ${profile.model}`
   }`;
 
-/** The project's speech-recognition profiles: what an assistant on a real line listens with. */
-export function AssistantSpeechProviderDrawer({ open, onClose }: { open: boolean; onClose: () => void }) {
+/** What the 语音识别配置 list says and does, in the editor's drawer and on the 语音配置 page. */
+export function useSpeechProfileList(enabled: boolean) {
   const projectId = useUserStore(selectCurrentProjectId);
-  const profiles = useSpeechProviders(open ? projectId : undefined);
+  const profiles = useSpeechProviders(enabled ? projectId : undefined);
   const save = useSaveSpeechProvider(projectId ?? '');
   const test = useTestSpeechProvider(projectId ?? '');
   const remove = useDeleteSpeechProvider(projectId ?? '');
+  return {
+    title: '语音识别配置',
+    intro:
+      '配置语音识别服务，小助手在真实线路通话中用它听懂客户说话：FunASR（自部署）、阿里云或腾讯云实时语音识别，或 OpenAI 兼容的转写接口。未选择语音识别配置的小助手使用本项目的主识别配置；都没有时只能识别按键。模拟通话不需要语音识别。',
+    emptyText: '暂无语音识别配置',
+    addLabel: '添加语音识别配置',
+    testLabel: '测试识别',
+    deleteWarning: '正被小助手或主备识别使用的配置不能删除。',
+    profiles,
+    test,
+    remove,
+    describe: describeProfile,
+    keyLabel: (profile: SpeechProvider) => VENDOR_FORM[profile.vendor].key.label.replace('（可选）', ''),
+    resultText: (result: SpeechProviderTestResult) =>
+      result.ok ? `${result.message}（耗时 ${result.latencyMs} ms）` : `识别失败：${result.message}`,
+    renderForm: (editing: ProfileEditing<SpeechProvider>, onDone: () => void) => (
+      <ProviderProfileForm<SpeechProviderWriteRequest>
+        name="speech-provider"
+        addTitle="添加语音识别配置"
+        editing={editing}
+        initialValues={{
+          name: editing === 'new' ? '' : editing.name,
+          vendor: editing === 'new' ? 'openai_compatible' : editing.vendor,
+          ...vendorValues(editing === 'new' ? 'openai_compatible' : editing.vendor, editing),
+        }}
+        save={save}
+        onDone={onDone}
+        ownKeyField
+      >
+        <SpeechVendorFields editing={editing} />
+      </ProviderProfileForm>
+    ),
+  };
+}
 
+/** The project's speech-recognition profiles, from the assistant editor: what a real line listens with. */
+export function AssistantSpeechProviderDrawer({ open, onClose }: { open: boolean; onClose: () => void }) {
+  const list = useSpeechProfileList(open);
   return (
-    <ProviderProfileDrawer
-      title="语音识别配置"
-      intro="配置语音识别服务，小助手在真实线路通话中用它听懂客户说话：FunASR（自部署）、阿里云或腾讯云实时语音识别，或 OpenAI 兼容的转写接口。未选择语音识别配置的小助手只能识别按键；模拟通话不需要语音识别。"
-      emptyText="暂无语音识别配置"
-      addLabel="添加语音识别配置"
-      testLabel="测试识别"
-      deleteWarning="正被小助手使用的配置不能删除。"
+    <ProviderProfileDrawer<SpeechProvider, SpeechProviderTestResult>
+      {...list}
       open={open}
       onClose={onClose}
-      profiles={profiles}
-      test={test}
-      remove={remove}
-      describe={describeProfile}
-      keyLabel={(profile) => VENDOR_FORM[profile.vendor].key.label.replace('（可选）', '')}
-      resultText={(result) =>
-        result.ok ? `${result.message}（耗时 ${result.latencyMs} ms）` : `识别失败：${result.message}`
-      }
-      renderForm={(editing, onDone) => (
-        <ProviderProfileForm<SpeechProviderWriteRequest>
-          name="speech-provider"
-          addTitle="添加语音识别配置"
-          editing={editing}
-          initialValues={{
-            name: editing === 'new' ? '' : editing.name,
-            vendor: editing === 'new' ? 'openai_compatible' : editing.vendor,
-            ...vendorValues(editing === 'new' ? 'openai_compatible' : editing.vendor, editing),
-          }}
-          save={save}
-          onDone={onDone}
-          ownKeyField
-        >
-          <SpeechVendorFields editing={editing} />
-        </ProviderProfileForm>
-      )}
     />
   );
 }

@@ -20,6 +20,7 @@ import dayjs from 'dayjs';
 import { useState } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { FeatureUnavailableAlert } from '@/components/feature-unavailable-alert';
+import { paths } from '@/config/paths';
 import { useFeatureAvailable } from '@/hooks/use-feature-available';
 import { useBalanceLimit } from '@/lib/api/get-balance-limit';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
@@ -165,7 +166,7 @@ export function AssistantListPage() {
         <h1 className="text-2xl font-semibold text-gray-900">智能小助手</h1>
         <Space>
           <Button onClick={() => setDialog('providers')}>模型配置</Button>
-          <Button onClick={() => setDialog('speechProviders')}>语音识别配置</Button>
+          <Button onClick={() => navigate(paths.assistantSpeech)}>语音配置</Button>
           <Tooltip title={createBlockedReason}>
             <Button disabled={!canCreate} onClick={() => navigate('/assistant/template')}>
               从模板创建
