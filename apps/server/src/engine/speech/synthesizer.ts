@@ -1,8 +1,12 @@
-import { SYNTHESIS_VENDOR_LABELS, type SynthesisVendor } from '@callpilot/contracts';
-import { ProviderError } from '../brain/openai-client';
+import type { SynthesisVendor } from '@callpilot/contracts';
 import type { Clock } from '../clock';
+import { createAliyunSynthesizer } from './aliyun-synthesizer';
+import { createCosyVoiceSynthesizer } from './cosyvoice-synthesizer';
 import { createOpenAISynthesizer } from './openai-synthesizer';
-import { type StreamingSynthesizer, SYNTHESIS_SERVICE } from './synthesis';
+import { aliyunTokenUrlFor } from './recognizer';
+import type { StreamingSynthesizer } from './synthesis';
+import { createTencentSynthesizer } from './tencent-synthesizer';
+import { createVolcengineSynthesizer } from './volcengine-synthesizer';
 
 /**
  * A project's speech-synthesis profile as a call needs it, key decrypted. The assistants module
@@ -28,6 +32,8 @@ export function createSynthesizer(
   profile: SynthesizerProfile,
   options: { clock?: Clock; timeoutMs?: number } = {},
 ): StreamingSynthesizer {
+  // An empty field means the vendor's default; the synthesisers know theirs.
+  const orDefault = (value: string) => value || undefined;
   switch (profile.vendor) {
     case 'openai_compatible':
       return createOpenAISynthesizer({
@@ -36,14 +42,39 @@ export function createSynthesizer(
         model: profile.model,
         ...options,
       });
-    // CosyVoice, Aliyun NLS, Tencent and Volcengine synthesisers come from parallel branches and
-    // are wired in here when they merge; until then their profiles say so instead of failing later.
-    default:
-      throw new ProviderError(
-        'bad_request',
-        `暂不支持该语音合成服务（${SYNTHESIS_VENDOR_LABELS[profile.vendor]}）`,
-        undefined,
-        SYNTHESIS_SERVICE.id,
-      );
+    case 'cosyvoice':
+      return createCosyVoiceSynthesizer({
+        apiKey: profile.apiKey,
+        url: orDefault(profile.baseUrl),
+        model: orDefault(profile.model),
+        ...options,
+      });
+    case 'aliyun_nls': {
+      const gatewayUrl = orDefault(profile.baseUrl);
+      return createAliyunSynthesizer({
+        appKey: profile.appId,
+        accessKeyId: profile.keyId,
+        accessKeySecret: profile.apiKey,
+        gatewayUrl,
+        tokenUrl: gatewayUrl ? aliyunTokenUrlFor(gatewayUrl) : undefined,
+        ...options,
+      });
+    }
+    case 'tencent':
+      return createTencentSynthesizer({
+        appId: profile.appId,
+        secretId: profile.keyId,
+        secretKey: profile.apiKey,
+        host: orDefault(profile.baseUrl),
+        ...options,
+      });
+    case 'volcengine':
+      return createVolcengineSynthesizer({
+        appId: profile.appId,
+        token: profile.apiKey,
+        cluster: profile.model || 'volcano_tts',
+        baseUrl: orDefault(profile.baseUrl),
+        ...options,
+      });
   }
 }

@@ -11,6 +11,7 @@ import {
   synthesisProviders,
   voiceClones,
 } from '../../db/schema';
+import { startDashScopeTtsServer } from '../../engine/speech/testing/dashscope-tts-server';
 import {
   levelOf,
   type OpenAISpeechServer,
@@ -408,17 +409,41 @@ describe('测试 a synthesis profile', () => {
     expect(denied.body).not.toContain(wrongKey);
     expect(logs.join('\n')).not.toContain(wrongKey);
 
-    const cosy = await create(p, {
-      name: '百炼',
-      vendor: 'cosyvoice',
-      baseUrl: '',
-      model: '',
-      apiKey: DASHSCOPE_KEY,
-    });
-    const pending = await t.app.inject({ method: 'POST', url: `${p.url}/${cosy}/test`, headers: p.headers });
-    expect(pending.json().data).toMatchObject({ ok: false });
-    expect(pending.json().data.message).toContain('暂不支持该语音合成服务');
-    expect(pending.body).not.toContain(DASHSCOPE_KEY);
+    // A websocket vendor through the same test: CosyVoice over DashScope's protocol.
+    const dashscope = await startDashScopeTtsServer({ apiKey: DASHSCOPE_KEY });
+    try {
+      const cosy = await create(p, {
+        name: '百炼',
+        vendor: 'cosyvoice',
+        baseUrl: dashscope.url,
+        model: '',
+        apiKey: DASHSCOPE_KEY,
+      });
+      const spoken = await t.app.inject({ method: 'POST', url: `${p.url}/${cosy}/test`, headers: p.headers });
+      expect(spoken.json().data).toMatchObject({ ok: true, firstAudioMs: expect.any(Number) });
+      expect(readWav(Buffer.from(spoken.json().data.audioBase64, 'base64')).sampleRate).toBe(16_000);
+      expect(dashscope.received[0]?.parameters).toMatchObject({
+        voice: 'longxiaochun_v2',
+        sample_rate: 16_000,
+      });
+      const wrong = await create(p, {
+        name: '百炼（错的）',
+        vendor: 'cosyvoice',
+        baseUrl: dashscope.url,
+        model: '',
+        apiKey: 'sk-dashscope-wrong-99990000',
+      });
+      const refused = await t.app.inject({
+        method: 'POST',
+        url: `${p.url}/${wrong}/test`,
+        headers: p.headers,
+      });
+      expect(refused.json().data).toMatchObject({ ok: false });
+      expect(refused.json().data.message).toContain('API Key');
+      expect(refused.body).not.toContain('sk-dashscope-wrong-99990000');
+    } finally {
+      await dashscope.close();
+    }
   });
 });
 
