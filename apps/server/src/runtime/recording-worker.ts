@@ -1,6 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { AssistantVoice } from '@callpilot/contracts';
 import { asc, eq } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/client';
@@ -8,9 +9,11 @@ import { callTurns } from '../db/schema';
 import { mixRecording } from '../engine/recording/mix';
 import type { RecordingStore } from '../engine/recording/store';
 import type { SpeechSynthesizer } from '../engine/speech/types';
+import { offlineVoiceFor } from '../engine/speech/voices';
 import { callVoice } from '../modules/assistants/call-config';
 import type { CallRepository } from '../modules/calls/call-repository';
 import { toTurn } from '../modules/calls/calls.service';
+import { isOfflineVoice } from '../modules/synthesis-providers/synthesis-providers.service';
 
 /** A mix takes seconds; a claim this long outlives any mix but not a dead process for long. */
 const RECORDING_LEASE_MS = 120_000;
@@ -60,6 +63,11 @@ export class RecordingWorker {
       calls: CallRepository;
       recordings: RecordingStore;
       synthesizer: () => SpeechSynthesizer;
+      /**
+       * The assistant's own voice for its turns (a provider's preset or cloned voice); absent or
+       * null: the offline voice speaks them.
+       */
+      voiceSynthesizer?: (projectId: string, voice: AssistantVoice) => Promise<SpeechSynthesizer | null>;
       /**
        * Where real-line calls left their stereo WAV (the media worker writes it as the call runs):
        * such a call's recording is that file, not a mix of synthesised turns.
@@ -129,12 +137,26 @@ export class RecordingWorker {
         await calls.recordingFailed(row.projectId, row.id, owner);
         return;
       }
-      const assistantVoice = await callVoice(db, row.projectId, row.assistantId, row.assistantVersion);
+      const voice = await callVoice(db, row.projectId, row.assistantId, row.assistantVersion);
+      // A simulated call is heard in the assistant's real voice when it has one; the caller's
+      // side, and an assistant whose voice cannot be reached, in offline voices.
+      const own = isOfflineVoice(voice)
+        ? null
+        : await this.deps.voiceSynthesizer?.(row.projectId, voice).catch((err: unknown) => {
+            log.warn({ err, callId: row.id }, 'assistant voice unavailable for the recording');
+            return null;
+          });
+      const assistantVoice = own ? voice : offlineVoiceFor(voice);
       const mixed = await mixRecording({
         turns,
         synthesizer: this.deps.synthesizer(),
+        assistantSynthesizer: own ?? undefined,
         assistantVoice,
-        calleeVoice: { ...assistantVoice, voiceId: calleeVoiceFor(assistantVoice.voiceId), speed: 1 },
+        calleeVoice: {
+          ...offlineVoiceFor(voice),
+          voiceId: calleeVoiceFor(offlineVoiceFor(voice).voiceId),
+          speed: 1,
+        },
       });
       await recordings.put(key, mixed.wav);
       await calls.recordingReady(row.projectId, row.id, owner, {

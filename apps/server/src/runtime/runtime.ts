@@ -1,7 +1,12 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import path from 'node:path';
-import type { CallEvent, TestCallRequest, TestInboundCallRequest } from '@callpilot/contracts';
+import {
+  type CallEvent,
+  speechSettings,
+  type TestCallRequest,
+  type TestInboundCallRequest,
+} from '@callpilot/contracts';
 import { and, eq } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, DatabaseHandle } from '../db/client';
@@ -14,11 +19,12 @@ import type { Dialer } from '../engine/dialer/dialer';
 import { LocalRecordingStore, type RecordingStore } from '../engine/recording/store';
 import { cachedSynthesizer } from '../engine/speech/cache';
 import { createEspeakSynthesizer } from '../engine/speech/espeak';
-import { recognizerFor } from '../engine/speech/recognizer';
-import { streamingFromWhole } from '../engine/speech/synthesis';
-import { normalizeForSpeech } from '../engine/speech/zh-normalize';
+import { recognizerWithFallback } from '../engine/speech/fallback';
+import { createRecognizer, recognizerFor } from '../engine/speech/recognizer';
+import { wholeFromStreaming } from '../engine/speech/synthesis';
 import type { SpeechSynthesizer } from '../engine/speech/types';
 import { offlineVoiceFor } from '../engine/speech/voices';
+import { normalizeForSpeech } from '../engine/speech/zh-normalize';
 import { createSimCarrier, type SimCarrier } from '../engine/telephony/sim/sim-carrier';
 import type { Env } from '../env';
 import { AppError } from '../lib/errors';
@@ -30,6 +36,11 @@ import { CallRepository } from '../modules/calls/call-repository';
 import { toSummary, toTurn } from '../modules/calls/calls.service';
 import { embedderForProject } from '../modules/knowledge/embedder';
 import { startKnowledgeWorker } from '../modules/knowledge/worker';
+import {
+  createVoiceResolver,
+  type NamedVoice,
+  type ResolvedVoice,
+} from '../modules/synthesis-providers/voice-resolver';
 import { createDialerStore } from '../modules/tasks/dialer-store';
 import { TaskEventHub } from '../modules/tasks/task-events';
 import { getTaskSummary } from '../modules/tasks/tasks.service';
@@ -166,6 +177,8 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     cachedSpeech ??= cachedSynthesizer(speech());
     return cachedSpeech;
   };
+  /** Every voice a project can speak with, synthesisers kept warm across calls. */
+  const voices = createVoiceResolver(db, secret, { offline: cachedOfflineSpeech, clock });
   const recordingWorker = new RecordingWorker({
     db,
     calls: repository,
@@ -173,6 +186,16 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     synthesizer: () => {
       cachedSpeech ??= cachedSynthesizer(speech());
       return cachedSpeech;
+    },
+    voiceSynthesizer: async (projectId, voice) => {
+      const resolved = await voices.resolve(projectId, voice);
+      const whole = wholeFromStreaming(resolved.synthesizer, {
+        sampleRate: 16_000,
+        fallback: { synthesizer: cachedOfflineSpeech(), voice: offlineVoiceFor(voice) },
+        onFallback: (err) =>
+          log.warn({ err, projectId }, 'assistant voice failed in a recording, offline voice used'),
+      });
+      return { ...whole, synthesize: (text) => whole.synthesize(normalizeForSpeech(text), resolved.voice) };
     },
     owner: processId,
     log,
@@ -284,27 +307,62 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     return simTrunkControl();
   }
 
-  /** The assistant's voice and ears (its recogniser) on a real line. */
+  /**
+   * The assistant's voice and ears on a real line: its voice with the project's fallback voice
+   * behind it, its recogniser (or the project's primary) with the project's fallback recogniser,
+   * and the project's timeouts (语音配置).
+   */
   function lineMedia(_line: SipRuntime): NonNullable<CallDeps['legMedia']> {
     return async (projectId, assistant) => {
-      const recognizer = await recognizerFor(ports.assistants, projectId, assistant.config).catch(
-        (err: unknown) => {
-          log.warn({ err, projectId }, 'speech recogniser unavailable');
-          return null;
-        },
-      );
+      const settings = await ports.assistants.speechSettings(projectId).catch(() => speechSettings.parse({}));
+      const onFallback = (kind: 'recognition' | 'synthesis', err: unknown) =>
+        log.warn({ err, projectId, kind }, 'speech provider failed, fallback used');
+      const heard = await recognizerFor(ports.assistants, projectId, assistant.config, {
+        clock,
+        timeoutMs: settings.recognitionTimeoutMs,
+      }).catch((err: unknown) => {
+        log.warn({ err, projectId }, 'speech recogniser unavailable');
+        return null;
+      });
+      const backupProfile =
+        heard && settings.recognitionFallbackId
+          ? await ports.assistants.recognizer(projectId, settings.recognitionFallbackId).catch(() => null)
+          : null;
+      const recognizer =
+        heard && backupProfile
+          ? recognizerWithFallback(heard, createRecognizer(backupProfile, { clock }), {
+              clock,
+              timeoutMs: settings.recognitionTimeoutMs,
+              onFallback: (err) => onFallback('recognition', err),
+            })
+          : heard;
+
       const { voice } = assistant.config;
-      const offline = streamingFromWhole(cachedOfflineSpeech());
+      const resolve = (named: NamedVoice) =>
+        voices.resolve(projectId, named).catch((err: unknown) => {
+          log.warn({ err, projectId, provider: named.provider }, 'voice unavailable');
+          return null;
+        });
+      // The assistant's voice, then the project's fallback voice, then the offline voice: a caller
+      // always hears something, even when every vendor is down or a profile was deleted.
+      const chain = [
+        await resolve(voice),
+        await resolve({ ...settings.synthesisFallback, speed: voice.speed, volume: voice.volume }),
+        await resolve({ ...offlineVoiceFor(voice), speed: voice.speed, volume: voice.volume }),
+      ].filter(
+        (candidate, index, all): candidate is ResolvedVoice =>
+          candidate !== null && all.findIndex((other) => other?.key === candidate.key) === index,
+      );
+      const [primary, fallback] = chain as [ResolvedVoice, ResolvedVoice | undefined];
       return callSpeech({
         clock,
-        primary: { key: `espeak:${voice.voiceId}`, synthesizer: offline, voice },
-        fallback: null,
-        firstAudioTimeoutMs: 5000,
+        primary,
+        fallback: fallback ?? null,
+        firstAudioTimeoutMs: settings.synthesisTimeoutMs,
         recognizer,
         hotwords: assistant.config.hearing.hotwords.join(' ') || undefined,
         normalize: normalizeForSpeech,
-        onFallback: (kind, err) =>
-          log.warn({ err, projectId, kind }, 'speech provider failed, fallback used'),
+        onFallback,
       });
     };
   }
@@ -506,6 +564,8 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     taskEvents,
     /** The offline speech synthesiser of this process (voices and the editor's 试听). */
     speech,
+    /** Assistants' voices (offline, profile presets, clones), ready to speak. */
+    voices,
     /** Trunk status and 测试呼叫 (runtime/trunk-control.ts): the SIP runtime's once it runs here. */
     get trunks(): TrunkControl {
       return trunkControl();
@@ -659,6 +719,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
       await sip?.stop();
       await recordingWorker.stop();
       await carrier.close();
+      await voices.close();
       await espeak?.close();
     },
 

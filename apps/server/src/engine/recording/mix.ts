@@ -9,6 +9,8 @@ type Voice = Pick<AssistantVoice, 'voiceId' | 'speed' | 'volume'>;
 export interface MixRecordingInput {
   turns: CallTurn[];
   synthesizer: SpeechSynthesizer;
+  /** Speaks the assistant's turns in its own (provider) voice; absent: `synthesizer` speaks both. */
+  assistantSynthesizer?: SpeechSynthesizer;
   assistantVoice: Voice;
   calleeVoice: Voice;
 }
@@ -88,10 +90,10 @@ export async function mixRecording(input: MixRecordingInput): Promise<MixedRecor
       raw.push(null);
       continue;
     }
-    const speech = await synthesizer.synthesize(
-      text,
-      turn.speaker === 'assistant' ? input.assistantVoice : calleeVoice,
-    );
+    const speech =
+      turn.speaker === 'assistant'
+        ? await (input.assistantSynthesizer ?? synthesizer).synthesize(text, input.assistantVoice)
+        : await synthesizer.synthesize(text, calleeVoice);
     sampleRate ||= readWav(speech.audio).sampleRate;
     raw.push(speech.audio);
   }

@@ -117,7 +117,10 @@ export function wholeFromStreaming(
       } catch (err) {
         if (!options.fallback) throw err;
         options.onFallback?.(err);
-        return options.fallback.synthesizer.synthesize(text, { ...options.fallback.voice, speed: chosen.speed });
+        return options.fallback.synthesizer.synthesize(text, {
+          ...options.fallback.voice,
+          speed: chosen.speed,
+        });
       }
     },
     close: async () => {

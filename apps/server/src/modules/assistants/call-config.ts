@@ -3,7 +3,6 @@ import type { Database } from '../../db/client';
 import type { AssistantSource, CallAssistant } from '../../engine/call/ports';
 import type { RecognizerProfile } from '../../engine/speech/recognizer';
 import type { SynthesizerProfile } from '../../engine/speech/synthesizer';
-import { offlineVoiceFor } from '../../engine/speech/voices';
 import { notFound } from '../../lib/errors';
 import { getSpeechSettings } from '../speech-settings/speech-settings.service';
 import { getAssistant, getPublishedVersion } from './assistants.service';
@@ -56,10 +55,7 @@ export const versionRef = (version: number | 'draft' | undefined): AssistantVers
 
 const FALLBACK_VOICE: AssistantVoice = { provider: 'espeak', voiceId: 'cmn+f3', speed: 1, volume: 80 };
 
-/**
- * The voice a recorded call is re-spoken in: its version's, or the draft's for a draft test call.
- * Recordings are mixed offline, so a profile voice is stood in for by an offline one.
- */
+/** The voice a recorded call is re-spoken in: its version's, or the draft's for a draft test call. */
 export async function callVoice(
   db: Database,
   projectId: string,
@@ -69,7 +65,7 @@ export async function callVoice(
   if (!assistantId) return FALLBACK_VOICE;
   try {
     const resolved = await resolveCallAssistant(db, projectId, assistantId, version ?? 'draft');
-    return offlineVoiceFor(resolved.config.voice ?? FALLBACK_VOICE);
+    return resolved.config.voice ?? FALLBACK_VOICE;
   } catch {
     return FALLBACK_VOICE;
   }

@@ -7,23 +7,22 @@ import {
 } from '@callpilot/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { normalizeForSpeech } from '../../engine/speech/zh-normalize';
 import { ok } from '../../lib/reply';
-import { loadAppSecret } from '../../lib/secret-box';
 import { requireProject } from '../../plugins/project-access';
 import type { ModuleOptions } from '../module-options';
 import {
   isOfflineVoice,
   listVoiceOptions,
-  previewProfileVoice,
+  previewVoice,
 } from '../synthesis-providers/synthesis-providers.service';
 
 const failures = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 503: errorEnvelope };
 
 /** The voices an assistant can speak with and a preview of how it sounds (the editor's 试听). */
-export const voicesRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, env, runtime }) => {
+export const voicesRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, runtime }) => {
   const tags = ['智能小助手'];
   const security = [{ bearerAuth: [] }];
-  const secret = loadAppSecret(env);
 
   app.get(
     '/api/project/:projectId/voices',
@@ -56,7 +55,10 @@ export const voicesRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { 
       const { text, voice } = req.body;
       const speech = isOfflineVoice(voice)
         ? await runtime.speech().synthesize(text, voice)
-        : await previewProfileVoice(db, secret, requireProject(req).id, text, voice);
+        : await previewVoice(
+            await runtime.voices.resolve(requireProject(req).id, voice),
+            normalizeForSpeech(text),
+          );
       return reply
         .type('audio/wav')
         .header('Cache-Control', 'no-store')

@@ -17,7 +17,12 @@ import { synthesisProviders, voiceClones } from '../../db/schema';
 import { ProviderError } from '../../engine/brain/openai-client';
 import type { Clock } from '../../engine/clock';
 import { ESPEAK_VOICES } from '../../engine/speech/espeak';
-import { collectSynthesis, SYNTHESIS_SERVICE, type SynthesisVoice } from '../../engine/speech/synthesis';
+import {
+  collectSynthesis,
+  type StreamingSynthesizer,
+  SYNTHESIS_SERVICE,
+  type SynthesisVoice,
+} from '../../engine/speech/synthesis';
 import { createSynthesizer, type SynthesizerProfile } from '../../engine/speech/synthesizer';
 import { PRESET_VOICES } from '../../engine/speech/voices';
 import { encodeWav } from '../../engine/speech/wav';
@@ -30,6 +35,7 @@ import {
   testFailureMessage,
 } from '../provider-profiles/provider-profiles';
 import { settingsUsing } from '../speech-settings/speech-settings.service';
+import { listReadyCloneOptions } from '../voice-clones/voice-clones.service';
 
 type WriteInput = z.output<typeof synthesisProviderWriteRequest>;
 type Row = typeof synthesisProviders.$inferSelect;
@@ -181,8 +187,14 @@ export async function listVoiceOptions(db: Database, projectId: string): Promise
     .from(synthesisProviders)
     .where(eq(synthesisProviders.projectId, projectId))
     .orderBy(asc(synthesisProviders.createdAt), asc(synthesisProviders.id));
+  const byId = new Map(profiles.map((profile) => [profile.id, profile]));
+  const clones = (await listReadyCloneOptions(db, projectId)).flatMap((clone): VoiceOption[] => {
+    const profile = byId.get(clone.provider);
+    return profile ? [{ ...clone, providerName: profile.name, vendor: profile.vendor }] : [];
+  });
   return [
     ...ESPEAK_VOICES,
+    ...clones,
     ...profiles.flatMap((profile) =>
       PRESET_VOICES[profile.vendor].map(
         (voice): VoiceOption => ({
@@ -278,33 +290,13 @@ export async function testSynthesisProvider(
 /** Whether a voice's provider is the offline synthesiser. */
 export const isOfflineVoice = (voice: { provider: string }) => voice.provider === OFFLINE_VOICE_PROVIDER;
 
-/**
- * A profile voice spoken whole, as a 16 kHz WAV: the editor's 试听. Errors are the vendor's
- * Chinese ProviderError, or a 400 naming the field when the profile is not this project's.
- */
-export async function previewProfileVoice(
-  db: Database,
-  secret: AppSecret,
-  projectId: string,
+/** A resolved voice (preset or cloned) spoken whole, as a 16 kHz WAV: the editor's 试听. */
+export async function previewVoice(
+  resolved: { synthesizer: StreamingSynthesizer; voice: SynthesisVoice },
   text: string,
-  voice: SynthesisVoice & { provider: string },
-  options: { timeoutMs?: number; clock?: Clock } = {},
 ): Promise<{ audio: Buffer; durationMs: number }> {
-  const profile = await resolveSynthesisProvider(db, secret, projectId, voice.provider);
-  if (!profile) {
-    throw new AppError(
-      400,
-      'VALIDATION_FAILED',
-      '字段 voice.provider：音色所属的语音合成配置不存在或不属于本项目',
-    );
-  }
-  const synthesizer = createSynthesizer(profile, options);
   const pcm = await collectSynthesis(
-    synthesizer.stream(
-      text,
-      { voiceId: voice.voiceId, speed: voice.speed, volume: voice.volume },
-      { sampleRate: PREVIEW_SAMPLE_RATE },
-    ),
+    resolved.synthesizer.stream(text, resolved.voice, { sampleRate: PREVIEW_SAMPLE_RATE }),
   );
   return {
     audio: encodeWav(pcm, PREVIEW_SAMPLE_RATE),
