@@ -19,7 +19,8 @@ afterEach(() => {
   server = undefined;
 });
 
-const WARNING = '未配置语音识别：真实线路通话中只能识别按键，无法听懂客户说话（模拟通话不受影响）';
+const WARNING =
+  '未选择语音识别：真实线路通话使用语音配置中的主识别；若语音配置也未设置，只能识别按键，无法听懂客户说话（模拟通话不受影响）';
 const URL = '/api/project/p1/speech-providers';
 
 const whisper: SpeechProvider = {
@@ -60,11 +61,19 @@ describe('assistant editor: 语音识别', () => {
     expect(await screen.findByText(WARNING)).toBeTruthy();
     await choose('Whisper');
     await waitFor(() => expect(screen.queryByText(WARNING)).toBeNull());
+    // Hotwords: typed and entered one by one, sent with the recogniser.
+    const hotwords = screen.getByLabelText('热词');
+    for (const word of ['星河宽带', '千兆套餐']) {
+      fireEvent.change(hotwords, { target: { value: word } });
+      fireEvent.keyDown(hotwords, { key: 'Enter', code: 'Enter', keyCode: 13 });
+    }
     fireEvent.click(screen.getByRole('button', { name: '保存' }));
     await waitFor(() => expect(saved).toHaveLength(1));
-    expect(saved[0]).toMatchObject({ config: { hearing: { providerId: 'sp1', hotwords: [] } } });
+    expect(saved[0]).toMatchObject({
+      config: { hearing: { providerId: 'sp1', hotwords: ['星河宽带', '千兆套餐'] } },
+    });
 
-    await choose('不使用语音识别');
+    await choose('跟随语音配置（主识别）');
     expect(await screen.findByText(WARNING)).toBeTruthy();
     fireEvent.click(screen.getByRole('button', { name: '保存' }));
     await waitFor(() => expect(saved).toHaveLength(2));

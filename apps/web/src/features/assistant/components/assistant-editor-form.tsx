@@ -313,7 +313,7 @@ export function AssistantEditorForm({
           <Select
             loading={recognizers.isPending}
             options={[
-              { value: '', label: '不使用语音识别' },
+              { value: '', label: '跟随语音配置（主识别）' },
               ...(recognizers.data ?? []).map((profile) => ({ value: profile.id, label: profile.name })),
             ]}
           />
@@ -322,9 +322,26 @@ export function AssistantEditorForm({
           <Alert
             type="warning"
             showIcon
-            title="未配置语音识别：真实线路通话中只能识别按键，无法听懂客户说话（模拟通话不受影响）"
+            title="未选择语音识别：真实线路通话使用语音配置中的主识别；若语音配置也未设置，只能识别按键，无法听懂客户说话（模拟通话不受影响）"
           />
         )}
+        <Form.Item
+          label="热词"
+          name={['config', 'hearing', 'hotwords']}
+          rules={[
+            { type: 'array', max: 50, message: '热词最多 50 个' },
+            {
+              validator: async (_rule, value: string[] | undefined) => {
+                if ((value ?? []).some((word) => [...word.trim()].length > 20)) {
+                  throw new Error('每个热词不能超过 20 个字符');
+                }
+              },
+            },
+          ]}
+          extra="产品名、品牌、地名等容易识别错的词，输入后回车；识别时优先识别这些词"
+        >
+          <Select mode="tags" open={false} suffixIcon={null} placeholder="如：星河宽带、千兆套餐" />
+        </Form.Item>
       </Section>
 
       <Section title="知识库">
