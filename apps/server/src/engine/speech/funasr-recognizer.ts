@@ -67,6 +67,8 @@ export interface FunAsrRecognizerOptions {
   chunkSize?: readonly [number, number, number];
   /** Chunks per decode step (default 10: 60 ms chunks). */
   chunkInterval?: number;
+  /** How far ahead of real time a streaming session may send (default 600 ms). */
+  leadMs?: number;
   timeoutMs?: number;
   /** Pacing and timeouts run on this clock. */
   clock?: Clock;
@@ -75,6 +77,12 @@ export interface FunAsrRecognizerOptions {
 const SAMPLE_RATE = 8000;
 const DEFAULT_CHUNK_SIZE = [5, 10, 5] as const;
 const DEFAULT_CHUNK_INTERVAL = 10;
+/**
+ * How far ahead of real time a streaming session may send: the pre-roll and the VAD's start
+ * window (about 360 ms) plus the connection's set-up. The server decodes as audio arrives; a
+ * client far ahead (a whole recording at once) belongs in offline mode.
+ */
+const DEFAULT_LEAD_MS = 600;
 /** The weight of a hotword from the assistant's list (the protocol doc's example weight). */
 export const DEFAULT_HOTWORD_WEIGHT = 20;
 const WAV_NAME = 'callpilot';
@@ -333,7 +341,9 @@ class FunAsrConnection {
     while (!this.settled) {
       if (this.queued >= this.chunkSamples || (this.ending && this.queued > 0)) {
         if (this.connection.paced && startedAt !== undefined) {
-          const wait = startedAt + sentMs - this.clock.now();
+          // Audio may run this far ahead of real time: the leg's pre-roll (the audio from before
+          // the VAD decided speech had started) goes at once, so the stream is live, not behind.
+          const wait = startedAt + sentMs - (this.options.leadMs ?? DEFAULT_LEAD_MS) - this.clock.now();
           if (wait > 0) {
             try {
               await this.clock.sleep(wait, this.stop.signal);

@@ -416,9 +416,9 @@ describe('an assistant’s hearing', () => {
 
     const listening = await save(id);
     expect(listening.statusCode).toBe(200);
-    expect(listening.json().data.config.hearing).toEqual({ providerId: id });
+    expect(listening.json().data.config.hearing).toEqual({ providerId: id, hotwords: [] });
     const deaf = await save(null);
-    expect(deaf.json().data.config.hearing).toEqual({ providerId: null });
+    expect(deaf.json().data.config.hearing).toEqual({ providerId: null, hotwords: [] });
 
     const ports = t.app.runtime.engine.ports;
     const call = await ports.assistants.forCall(t.projectId, listening.json().data.id, 'draft');

@@ -75,7 +75,7 @@ export interface FunAsrServerOptions {
   listen?: FunAsrListen;
   /** Close a connection that sent nothing for this long before its end flag (default 10 s). */
   idleTimeoutMs?: number;
-  /** How far a streaming client may run ahead of real time (default 300 ms); null: no check. */
+  /** How far a streaming client may run ahead of real time (default 1000 ms); null: no check. */
   realTimeToleranceMs?: number | null;
   /** Behave as the offline file server (funasr-wss-server): one `mode: 'offline'` result. */
   fileServer?: boolean;
@@ -141,7 +141,7 @@ export async function startFunAsrServer(options: FunAsrServerOptions = {}): Prom
   let failure: { afterAudioMs: number; how: FunAsrFailure } | null = null;
   let finalDelayMs: number | 'never' = 0;
   const idleTimeoutMs = options.idleTimeoutMs ?? 10_000;
-  const tolerance = options.realTimeToleranceMs === undefined ? 300 : options.realTimeToleranceMs;
+  const tolerance = options.realTimeToleranceMs === undefined ? 1000 : options.realTimeToleranceMs;
   const waiters: { count: number; resolve: () => void }[] = [];
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
