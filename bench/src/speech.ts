@@ -29,6 +29,7 @@
 //            after audio started) and the FunASR stream breaks mid-utterance on every third
 //            connection, with fallbacks (Tencent TTS fake, a second FunASR fake): 0 turns lost
 //            (every utterance gets a reply the caller hears); fallbacks used are printed.
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,7 +53,7 @@ import { createSipStack } from '../../apps/server/src/engine/telephony/sip/stack
 import { callSpeech } from '../../apps/server/src/runtime/call-speech';
 import { nextMessage, type Scope, spawnTsModule, tempDir, withScope } from './lib/proc';
 import { type BudgetResult, budget, fmtInt, fmtMs, fmtRatio, table } from './lib/report';
-import type { CallerMessage, CallerPlan, CallerRequest, CallResult } from './lib/speech-caller';
+import type { CallerLoad, CallerMessage, CallerPlan, CallerRequest, CallResult } from './lib/speech-caller';
 import type { FakesMessage, FakesReady, FakesReport, FakesRequest } from './lib/speech-fakes';
 import {
   CALLER_SENTENCE,
@@ -121,7 +122,7 @@ async function startFakes(scope: Scope): Promise<Fakes> {
 }
 
 interface Callers {
-  run(plan: CallerPlan, limitMs: number): Promise<CallResult[]>;
+  run(plan: CallerPlan, limitMs: number): Promise<{ calls: CallResult[]; load: CallerLoad }>;
 }
 
 async function startCallers(scope: Scope): Promise<Callers> {
@@ -135,7 +136,8 @@ async function startCallers(scope: Scope): Promise<Callers> {
     async run(plan, limitMs) {
       const done = nextMessage<CallerMessage, 'done'>(child, 'done', limitMs);
       send({ type: 'run', plan });
-      return (await done).calls;
+      const { calls, load } = await done;
+      return { calls, load };
     },
   };
 }
@@ -283,7 +285,7 @@ async function runPart(vad: Vad, fakes: Fakes, callers: Callers, speech: string,
     const ours = await startUnderTest(scope, vad, fakes, part);
     const elu0 = performance.eventLoopUtilization();
     const started = performance.now();
-    const calls = await callers.run(
+    const { calls, load } = await callers.run(
       { target: { host: HOST, port: ours.sipPort }, calls: CALLS, rate: RATE, part, turns: TURNS, speech },
       180_000,
     );
@@ -294,12 +296,21 @@ async function runPart(vad: Vad, fakes: Fakes, callers: Callers, speech: string,
     const report = await fakes.report();
     console.log(
       `  ${calls.filter((c) => c.answered).length} of ${calls.length} calls answered in ${(wallMs / 1000).toFixed(1)} s; ` +
-        `main thread busy ${(mainBusy * 100).toFixed(0)}%, media send lateness p99 ${media.latenessP99Ms.toFixed(1)} ms` +
+        `main thread busy ${(mainBusy * 100).toFixed(0)}%, media send lateness p99 ${media.latenessP99Ms.toFixed(1)} ms; ` +
+        `callers' event loop busy ${(load.busy * 100).toFixed(0)}%, its delay p99 ${load.delayP99Ms.toFixed(1)} ms ` +
+        `(max ${load.delayMaxMs.toFixed(0)} ms; load average ${os.loadavg()[0]?.toFixed(1)})` +
         (settled ? '' : '; sessions or legs still open 15 s after the calls'),
     );
     const callerErrors = calls.filter((c) => c.error).map((c) => `call ${c.index}: ${c.error}`);
     if (callerErrors.length > 0) console.log(`  caller errors: ${callerErrors.slice(0, 5).join('; ')}`);
-    if (ours.failures.length > 0) console.log(`  engine onError (faults injected in failover): ${ours.failures.slice(0, 5).join('; ')}`);
+    if (ours.failures.length > 0)
+      console.log(`  engine onError (faults injected in failover): ${ours.failures.slice(0, 5).join('; ')}`);
+    if (process.env.SPEECH_BENCH_DUMP) {
+      // Everything each side saw, for looking into one call: SPEECH_BENCH_DUMP=/tmp/speech.
+      const file = `${process.env.SPEECH_BENCH_DUMP}-${part}.json`;
+      fs.writeFileSync(file, JSON.stringify({ calls, turns: ours.turns, report }, null, 1));
+      console.log(`  raw figures written to ${file}`);
+    }
     const problems = report.recognitions.flatMap((r) => (r.problem ? [r.problem] : []));
     if (problems.length > 0) console.log(`  recogniser fake refused: ${problems.slice(0, 3).join('; ')}`);
     return { calls, ours, report, settled };
@@ -378,6 +389,50 @@ function replyResults(run: PartRun): BudgetResult[] {
       ],
     ),
   );
+  // Where the time above the configured delays goes, turn by turn: the caller's k-th utterance of a
+  // call and the k-th answered assistant turn of the same call are the same turn.
+  const excess = {
+    hang: [] as number[],
+    recognition: [] as number[],
+    firstToken: [] as number[],
+    sentence: [] as number[],
+    firstAudio: [] as number[],
+    glue: [] as number[],
+    media: [] as number[],
+  };
+  for (const c of run.calls) {
+    const engineTurns = run.ours.turns
+      .filter(({ call, turn }) => call === c.index && turn.latency?.replyStartMs !== undefined)
+      .map(({ turn }) => turn.latency!);
+    c.turns.forEach((t, k) => {
+      const l = engineTurns[k];
+      if (t.replyAt === null || !l || l.endpointMs === undefined || l.replyStartMs === undefined) return;
+      const firstSentence = l.firstSentenceMs ?? l.firstTokenMs;
+      const firstAudio = l.firstAudioMs ?? 0;
+      excess.hang.push(l.endpointMs - HANG_MS);
+      excess.recognition.push(l.recognitionMs - RECOGNITION_FINAL_DELAY_MS);
+      excess.firstToken.push(l.firstTokenMs - FIRST_TOKEN_DELAY_MS);
+      excess.sentence.push(firstSentence - l.firstTokenMs);
+      excess.firstAudio.push(firstAudio - FIRST_AUDIO_DELAY_MS);
+      excess.glue.push(l.replyStartMs - (l.endpointMs + l.recognitionMs + firstSentence + firstAudio));
+      excess.media.push(t.replyAt - t.lastVoicedAt - l.replyStartMs);
+    });
+  }
+  const over = (name: string, values: number[]) => [name, fmtMs1(p(values, 50)), fmtMs1(p(values, 95))];
+  console.log(
+    table(
+      ['above the configured delays, per turn', 'p50', 'p95'],
+      [
+        over('hang beyond the early end', excess.hang),
+        over('recognition beyond the final delay', excess.recognition),
+        over('first token beyond the model delay (HTTP, client)', excess.firstToken),
+        over('first token → first whole sentence', excess.sentence),
+        over('first audio beyond the TTS delay (connect, run-task)', excess.firstAudio),
+        over('session glue (listen, retrieval, sentence to play)', excess.glue),
+        over('media path (jitter buffer, batches to VAD, send tick)', excess.media),
+      ],
+    ),
+  );
   const measuredBaseline = p(finalDelays, 50) + p(tokenDelays, 50) + p(audioDelays, 50) + HANG_MS;
   const p95 = p(replyStart, 95);
   console.log(
@@ -419,15 +474,29 @@ function bargeResults(run: PartRun): BudgetResult[] {
   let neverStarted = 0;
   let callsCancelling = 0;
   const sentences = 10;
+  const outliers: string[] = [];
   for (const c of barged) {
     const cutIn = c.barge!.firstVoicedAt;
     const tasks = run.report.tasks.filter((t) => callOfSentence(t.texts.join('')) === c.index);
     const late = tasks.filter((t) => t.at.run > cutIn + grace);
-    const stillRunning = tasks.filter((t) => t.state === 'finished' && (t.at.end ?? 0) > cutIn + grace);
+    // Whether finished or closed by us, a task that ended past the grace was rendered on after the cut-in.
+    const stillRunning = tasks.filter((t) => t.state !== 'started' && (t.at.end ?? 0) > cutIn + grace);
+    const open = tasks.filter((t) => t.state === 'started');
     const closedHere = tasks.filter((t) => t.state === 'abandoned' || t.state === 'superseded').length;
     startedLate += late.length;
-    finishedLate += stillRunning.length;
+    finishedLate += stillRunning.length + open.length;
     closed += closedHere;
+    const stop = c.barge!.stoppedAt === null ? 0 : c.barge!.stoppedAt - cutIn;
+    if (
+      (stop > BARGE_BUDGET_MS || late.length + stillRunning.length + open.length > 0) &&
+      outliers.length < 3
+    ) {
+      const at = (t: number | undefined) => (t === undefined ? '-' : `${Math.round(t - cutIn)}`);
+      outliers.push(
+        `call ${c.index}: voice stopped ${fmtMs1(stop)} after the cut-in; tasks (state run/first audio/end, ms from the cut-in): ` +
+          tasks.map((t) => `${t.state} ${at(t.at.run)}/${at(t.at.firstFrame)}/${at(t.at.end)}`).join(', '),
+      );
+    }
     finishedBefore += tasks.filter((t) => t.state === 'finished' && (t.at.end ?? 0) <= cutIn + grace).length;
     const never = Math.max(0, sentences - tasks.length);
     neverStarted += never;
@@ -459,6 +528,7 @@ function bargeResults(run: PartRun): BudgetResult[] {
         ? `; ${notPlaying} cut-ins fell in a pause, ${noBarge} calls never got to cut in`
         : ''),
   );
+  for (const line of outliers) console.log(`  ${line}`);
   const p95 = p(stops, 95);
   const enough = barged.length >= CALLS * 0.9;
   return [

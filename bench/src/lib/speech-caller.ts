@@ -8,6 +8,7 @@
 // Started with child_process.fork. IPC: 'ready' first; 'run' places a part's calls and answers
 // 'done' with every call's timings (wall-clock ms, speech-script.ts `wallClock`); 'stop' exits.
 import dgram from 'node:dgram';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { decodeG711, encodeG711 } from '../../../apps/server/src/engine/telephony/media/g711';
 import { applyAnswer, createOffer } from '../../../apps/server/src/engine/telephony/sip/sdp';
@@ -78,7 +79,14 @@ export interface CallResult {
 }
 
 export type CallerRequest = { type: 'run'; plan: CallerPlan } | { type: 'stop' };
-export type CallerMessage = { type: 'ready' } | { type: 'done'; calls: CallResult[] };
+/** How busy the callers' own event loop was: a late receive would inflate what they measure. */
+export interface CallerLoad {
+  busy: number;
+  delayP99Ms: number;
+  delayMaxMs: number;
+}
+
+export type CallerMessage = { type: 'ready' } | { type: 'done'; calls: CallResult[]; load: CallerLoad };
 
 interface Frame {
   payload: Uint8Array;
@@ -385,12 +393,23 @@ async function main() {
     const pcm = new Int16Array(bytes.length / 2);
     for (let i = 0; i < pcm.length; i++) pcm[i] = bytes.readInt16LE(i * 2);
     const speech = framesOf(pcm);
+    const elu = performance.eventLoopUtilization();
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
     void Promise.all(
       Array.from({ length: plan.calls }, async (_, index) => {
         await sleep((index * 1000) / plan.rate);
         return runCall(stack, lines, plan, speech, index);
       }),
-    ).then((calls) => send({ type: 'done', calls } satisfies CallerMessage));
+    ).then((calls) => {
+      delay.disable();
+      const load: CallerLoad = {
+        busy: performance.eventLoopUtilization(elu).utilization,
+        delayP99Ms: delay.percentile(99) / 1e6,
+        delayMaxMs: delay.max / 1e6,
+      };
+      send({ type: 'done', calls, load } satisfies CallerMessage);
+    });
   });
   process.on('disconnect', () => process.exit(0));
   send({ type: 'ready' } satisfies CallerMessage);
