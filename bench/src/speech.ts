@@ -157,6 +157,7 @@ interface UnderTest {
   fallbacks: { recognition: number; synthesis: number };
   failures: string[];
   engine: MediaEngine;
+  peakLegs: number;
   closeVoices(): Promise<void>;
 }
 
@@ -228,6 +229,7 @@ async function startUnderTest(scope: Scope, vad: Vad, fakes: Fakes, part: Speech
     fallbacks: { recognition: 0, synthesis: 0 },
     failures,
     engine,
+    peakLegs: 0,
     async closeVoices() {
       await cosyVoice.close?.();
       await tencent.close?.();
@@ -257,6 +259,7 @@ async function startUnderTest(scope: Scope, vad: Vad, fakes: Fakes, part: Speech
         onFallback: () => state.fallbacks.synthesis++,
       });
       const leg = await offer.answer(media);
+      state.peakLegs = Math.max(state.peakLegs, adapter.activeLegs);
       const result = await runCallSession(
         { callId: offer.callId, config: configFor(call), leg, remoteNumber: offer.from },
         { clock: systemClock, brain, retrieve: async () => [], optOut: async () => {} },
@@ -295,7 +298,8 @@ async function runPart(vad: Vad, fakes: Fakes, callers: Callers, speech: string,
     const media = await ours.engine.stats();
     const report = await fakes.report();
     console.log(
-      `  ${calls.filter((c) => c.answered).length} of ${calls.length} calls answered in ${(wallMs / 1000).toFixed(1)} s; ` +
+      `  ${calls.filter((c) => c.answered).length} of ${calls.length} calls answered in ${(wallMs / 1000).toFixed(1)} s, ` +
+        `${ours.peakLegs} up at once; ` +
         `main thread busy ${(mainBusy * 100).toFixed(0)}%, media send lateness p99 ${media.latenessP99Ms.toFixed(1)} ms; ` +
         `callers' event loop busy ${(load.busy * 100).toFixed(0)}%, its delay p99 ${load.delayP99Ms.toFixed(1)} ms ` +
         `(max ${load.delayMaxMs.toFixed(0)} ms; load average ${os.loadavg()[0]?.toFixed(1)})` +
@@ -465,42 +469,47 @@ function bargeResults(run: PartRun): BudgetResult[] {
   });
   const notPlaying = run.calls.filter((c) => c.barge && !c.barge.playing).length;
   const noBarge = run.calls.filter((c) => !c.barge).length;
-  // The long reply's TTS tasks by call, against when that caller cut in.
+  // The long reply's TTS tasks by call, against when that caller cut in. A task that started after
+  // the cut-in but within the playback budget was asked for before the engine could know.
   const grace = BARGE_BUDGET_MS;
   let startedLate = 0;
-  let finishedLate = 0;
+  let renderedOn = 0;
   let closed = 0;
   let finishedBefore = 0;
   let neverStarted = 0;
   let callsCancelling = 0;
+  const closedAfter: number[] = [];
   const sentences = 10;
   const outliers: string[] = [];
   for (const c of barged) {
     const cutIn = c.barge!.firstVoicedAt;
+    const stop = c.barge!.stoppedAt === null ? 0 : c.barge!.stoppedAt - cutIn;
     const tasks = run.report.tasks.filter((t) => callOfSentence(t.texts.join('')) === c.index);
     const late = tasks.filter((t) => t.at.run > cutIn + grace);
-    // Whether finished or closed by us, a task that ended past the grace was rendered on after the cut-in.
-    const stillRunning = tasks.filter((t) => t.state !== 'started' && (t.at.end ?? 0) > cutIn + grace);
-    const open = tasks.filter((t) => t.state === 'started');
-    const closedHere = tasks.filter((t) => t.state === 'abandoned' || t.state === 'superseded').length;
+    // Rendered to its end although the caller had cut in and the engine had stopped the voice: the
+    // fake notes a closed task only once the close reaches it, so a close is never "late".
+    const notCancelled = tasks.filter(
+      (t) =>
+        (t.state === 'finished' && (t.at.end ?? 0) > cutIn + Math.max(grace, stop)) || t.state === 'started',
+    );
+    const closedHere = tasks.filter((t) => t.state === 'abandoned' || t.state === 'superseded');
     startedLate += late.length;
-    finishedLate += stillRunning.length + open.length;
-    closed += closedHere;
-    const stop = c.barge!.stoppedAt === null ? 0 : c.barge!.stoppedAt - cutIn;
-    if (
-      (stop > BARGE_BUDGET_MS || late.length + stillRunning.length + open.length > 0) &&
-      outliers.length < 3
-    ) {
+    renderedOn += notCancelled.length;
+    closed += closedHere.length;
+    for (const t of closedHere) if (t.at.end !== undefined) closedAfter.push(t.at.end - cutIn);
+    finishedBefore +=
+      tasks.filter((t) => t.state === 'finished').length -
+      notCancelled.filter((t) => t.state === 'finished').length;
+    const never = Math.max(0, sentences - tasks.length);
+    neverStarted += never;
+    if (closedHere.length + never > 0) callsCancelling++;
+    if ((stop > BARGE_BUDGET_MS || late.length + notCancelled.length > 0) && outliers.length < 3) {
       const at = (t: number | undefined) => (t === undefined ? '-' : `${Math.round(t - cutIn)}`);
       outliers.push(
         `call ${c.index}: voice stopped ${fmtMs1(stop)} after the cut-in; tasks (state run/first audio/end, ms from the cut-in): ` +
           tasks.map((t) => `${t.state} ${at(t.at.run)}/${at(t.at.firstFrame)}/${at(t.at.end)}`).join(', '),
       );
     }
-    finishedBefore += tasks.filter((t) => t.state === 'finished' && (t.at.end ?? 0) <= cutIn + grace).length;
-    const never = Math.max(0, sentences - tasks.length);
-    neverStarted += never;
-    if (closedHere + never > 0) callsCancelling++;
   }
   const answers = run.calls.filter((c) => c.turns[1]?.replyAt != null).length;
   console.log(
@@ -521,8 +530,9 @@ function bargeResults(run: PartRun): BudgetResult[] {
   );
   console.log(
     `  the long reply's ${sentences} sentences × ${barged.length} calls at the DashScope fake: ${finishedBefore} ` +
-      `synthesised before the cut-in, ${closed} closed by the engine mid-task, ${neverStarted} never started; ` +
-      `${startedLate} started and ${finishedLate} still rendering later than ${grace} ms after it. ` +
+      `synthesised before the cut-in, ${closed} closed by the engine mid-task (the fake saw the close ` +
+      `${fmtMs1(p(closedAfter, 50))} after the cut-in, p95 ${fmtMs1(p(closedAfter, 95))}), ${neverStarted} never started; ` +
+      `${startedLate} started later than ${grace} ms after the cut-in, ${renderedOn} rendered to their end after the voice stopped. ` +
       `${answers} of ${run.calls.length} interruptions answered` +
       (notPlaying + noBarge > 0
         ? `; ${notPlaying} cut-ins fell in a pause, ${noBarge} calls never got to cut in`
@@ -539,9 +549,9 @@ function bargeResults(run: PartRun): BudgetResult[] {
     ),
     budget(
       'speech: barge-in cancels pending synthesis',
-      enough && startedLate === 0 && finishedLate === 0 && callsCancelling === barged.length,
-      `${closed} tasks closed mid-synthesis, ${neverStarted} sentences never sent; ${startedLate + finishedLate} ` +
-        `tasks ran on past ${grace} ms after the cut-in; ${callsCancelling} of ${barged.length} calls had synthesis to cancel`,
+      enough && startedLate === 0 && renderedOn === 0 && callsCancelling === barged.length,
+      `${closed} tasks closed mid-synthesis, ${neverStarted} sentences never sent; ${startedLate} started after the ` +
+        `cut-in, ${renderedOn} rendered on after the voice stopped; ${callsCancelling} of ${barged.length} calls had synthesis to cancel`,
     ),
   ];
 }
