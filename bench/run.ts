@@ -13,6 +13,7 @@ import { emergencyCleanup } from './src/lib/proc';
 import type { BudgetResult } from './src/lib/report';
 import { ensureBuilt } from './src/lib/server';
 import { sipBenchmark } from './src/sip';
+import { speechBenchmark } from './src/speech';
 import { startupBenchmark } from './src/startup';
 
 interface Benchmark {
@@ -62,6 +63,12 @@ const benchmarks: Benchmark[] = [
     about:
       'real SIP on loopback against SIPp: INVITE→200 p95 at 30 calls/s with 200 up, RTP pacing and 200 media legs on one worker, 600 calls without leaks, kill -9 of one of two workers behind Kamailio',
     run: sipBenchmark,
+  },
+  {
+    name: 'speech',
+    about:
+      'real SIP calls through the assistant with fake FunASR, LLM and CosyVoice at fixed delays: reply start p95 over 100 calls, barge-in, providers failing mid-stream',
+    run: speechBenchmark,
   },
 ];
 

@@ -78,6 +78,12 @@ export interface DashScopeTask {
   framesSent: number;
   samplesSent: number;
   finishReceived: boolean;
+  /**
+   * Wall-clock times (performance.timeOrigin + performance.now(), comparable across processes):
+   * run-task, the first text, the first audio frame and the task's end (finished, failed or the
+   * client gone): what the server actually did, as a bench reports it.
+   */
+  at: { run: number; text?: number; firstFrame?: number; end?: number };
 }
 
 /** One accepted connection. */
@@ -145,6 +151,8 @@ export function dashScopeTone(
   });
   return out;
 }
+
+const wallClock = () => performance.timeOrigin + performance.now();
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -272,6 +280,7 @@ export async function startDashScopeTtsServer(
       task.stopped = true;
       clearTimeout(task.idleTimer);
       if (task.record.state === 'started') task.record.state = state;
+      task.record.at.end ??= wallClock();
       active.delete(task);
       if (current === task) current = undefined;
     };
@@ -308,6 +317,7 @@ export async function startDashScopeTtsServer(
         framesSent: 0,
         samplesSent: 0,
         finishReceived: false,
+        at: { run: wallClock(), end: wallClock() },
       };
       received.push(record);
     };
@@ -394,6 +404,7 @@ export async function startDashScopeTtsServer(
             });
             if (ws.readyState !== WebSocket.OPEN) return;
             ws.send(sentence.pcm.subarray(at, cut));
+            task.record.at.firstFrame ??= wallClock();
             task.firstFrameSent = true;
             task.record.framesSent++;
             task.record.samplesSent += (cut - at) / 2;
@@ -463,6 +474,7 @@ export async function startDashScopeTtsServer(
         framesSent: 0,
         samplesSent: 0,
         finishReceived: false,
+        at: { run: wallClock() },
       };
       received.push(record);
       const task: RunningTask = {
@@ -518,6 +530,7 @@ export async function startDashScopeTtsServer(
           return failTask(header.task_id, 'InvalidParameter', 'text exceeds 20000 characters', task);
         }
         task.record.texts.push(input.text);
+        task.record.at.text ??= wallClock();
         armTaskIdle(task);
         task.pending += input.text;
         for (let match = SENTENCE_END.exec(task.pending); match; match = SENTENCE_END.exec(task.pending)) {

@@ -58,6 +58,12 @@ export interface FunAsrFakeSession {
   /** Every result sent, in order. */
   results: Record<string, unknown>[];
   ended: boolean;
+  /**
+   * Wall-clock times (performance.timeOrigin + performance.now(), comparable across processes) of
+   * the end flag and of the final result: the delay the server actually gave, as a bench reports it.
+   */
+  endedAt?: number;
+  finalAt?: number;
   /** Resolves when the connection is gone; `byServer` when the fake closed it. */
   closed: Promise<{ code: number; byServer: boolean }>;
 }
@@ -132,6 +138,8 @@ function parseHotwords(raw: unknown): Record<string, number> {
   }
   return {};
 }
+
+const wallClock = () => performance.timeOrigin + performance.now();
 
 const sentencesOf = (said: string | string[]) => (typeof said === 'string' ? [said] : said);
 
@@ -271,6 +279,7 @@ export async function startFunAsrServer(options: FunAsrServerOptions = {}): Prom
     };
 
     const finish = () => {
+      session.finalAt = wallClock();
       const mode = session.config?.mode as FunAsrMode;
       const sentences = sentencesOf(listen(heard(true))).slice(sentSentences);
       if (options.fileServer) {
@@ -316,6 +325,7 @@ export async function startFunAsrServer(options: FunAsrServerOptions = {}): Prom
         }
         if (message.is_speaking === false) {
           session.ended = true;
+          session.endedAt = wallClock();
           cancel(idle);
           if (delay === 'never') return;
           later(delay, () => {
