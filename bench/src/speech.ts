@@ -29,6 +29,7 @@
 //            after audio started) and the FunASR stream breaks mid-utterance on every third
 //            connection, with fallbacks (Tencent TTS fake, a second FunASR fake): 0 turns lost
 //            (every utterance gets a reply the caller hears); fallbacks used are printed.
+
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -47,6 +48,7 @@ import type { StreamingSynthesizer } from '../../apps/server/src/engine/speech/s
 import { createTencentSynthesizer } from '../../apps/server/src/engine/speech/tencent-synthesizer';
 import { loadVad, type Vad } from '../../apps/server/src/engine/speech/vad';
 import { MediaEngine } from '../../apps/server/src/engine/telephony/media/media-engine';
+import { LINE_AUDIO_BATCH_MS } from '../../apps/server/src/engine/telephony/media/protocol';
 import { EARLY_END_SILENCE_MS } from '../../apps/server/src/engine/telephony/sip/call-leg';
 import { createSipAdapter, type SipAdapter } from '../../apps/server/src/engine/telephony/sip/sip-adapter';
 import { createSipStack } from '../../apps/server/src/engine/telephony/sip/stack';
@@ -187,6 +189,8 @@ async function startUnderTest(scope: Scope, vad: Vad, fakes: Fakes, part: Speech
     rtpPortMin: rtpBase,
     rtpPortMax: rtpBase + 999,
     bindAddress: HOST,
+    // As the server's real lines run it (runtime/sip-runtime.ts).
+    audioBatchMs: LINE_AUDIO_BATCH_MS,
   });
   scope.defer(() => engine.close());
   const failures: string[] = [];

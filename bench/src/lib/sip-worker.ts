@@ -3,9 +3,11 @@
 // plays a tone (no assistant, no database). The in-process parts of the bench and the worker
 // processes of the failover part (sip-worker-child.ts) both start it from here, so they measure
 // the same thing.
+
 import { systemClock } from '../../../apps/server/src/engine/clock';
 import type { Vad } from '../../../apps/server/src/engine/speech/vad';
 import { MediaEngine } from '../../../apps/server/src/engine/telephony/media/media-engine';
+import { LINE_AUDIO_BATCH_MS } from '../../../apps/server/src/engine/telephony/media/protocol';
 import {
   createSipAdapter,
   type LegMedia,
@@ -103,6 +105,8 @@ export async function startSipWorker(scope: Scope, options: SipWorkerOptions): P
     rtpPortMin: options.rtpPortMin,
     rtpPortMax: options.rtpPortMax,
     bindAddress: options.host,
+    // As the server's real lines run it (runtime/sip-runtime.ts).
+    audioBatchMs: LINE_AUDIO_BATCH_MS,
   });
   scope.defer(() => engine.close());
   const failures: string[] = [];

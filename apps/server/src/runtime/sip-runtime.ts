@@ -8,6 +8,7 @@ import { wavToPcm } from '../engine/speech/resample';
 import type { SpeechSynthesizer } from '../engine/speech/types';
 import { loadVad } from '../engine/speech/vad';
 import { MediaEngine } from '../engine/telephony/media/media-engine';
+import { LINE_AUDIO_BATCH_MS } from '../engine/telephony/media/protocol';
 import { outcomeOfFinalResponse } from '../engine/telephony/sip/causes';
 import { Registration } from '../engine/telephony/sip/registration';
 import { createSipAdapter, type SipAdapter, type SipRoute } from '../engine/telephony/sip/sip-adapter';
@@ -167,6 +168,7 @@ export async function startSipRuntime(options: {
     rtpPortMin: env.RTP_PORT_MIN,
     rtpPortMax: env.RTP_PORT_MAX,
     bindAddress: env.SIP_HOST,
+    audioBatchMs: LINE_AUDIO_BATCH_MS,
   });
   const vad = await loadVad();
 

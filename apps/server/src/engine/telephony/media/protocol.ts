@@ -29,6 +29,12 @@ export interface RemoteMedia {
   ptime?: number;
 }
 
+/**
+ * What real lines forward caller audio in (engine default 80 ms): each batch waits for its last
+ * frame before the VAD hears any of it, and that wait is on every reply's critical path.
+ */
+export const LINE_AUDIO_BATCH_MS = 40;
+
 export interface MediaEngineOptions {
   /** The RTP port range of this process (even ports only; RTCP is not used). */
   rtpPortMin: number;
