@@ -34,6 +34,8 @@ interface FormValues {
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} 秒`;
 
+const SPEAKER_ID_REQUIRED = '请填写火山引擎控制台中购买的音色 ID（S_ 开头）';
+
 /** 新建复刻: the form, the sample (uploaded or recorded) checked in the browser, and the upload. */
 export function VoiceCloneCreateDialog({
   projectId,
@@ -96,6 +98,12 @@ export function VoiceCloneCreateDialog({
       values = await form.validateFields();
     } catch {
       // antd shows each field's message under it.
+      return;
+    }
+    // The field appears only once a Volcengine profile is chosen; a submit racing its registration
+    // must still not send a clone without the slot it trains.
+    if (profile?.vendor === 'volcengine' && !values.speakerId?.trim()) {
+      form.setFields([{ name: 'speakerId', errors: [SPEAKER_ID_REQUIRED] }]);
       return;
     }
     if (!sample || !passed) return;
@@ -173,7 +181,7 @@ export function VoiceCloneCreateDialog({
             name="speakerId"
             label="音色 ID"
             rules={[
-              { required: true, message: '请填写火山引擎控制台中购买的音色 ID（S_ 开头）' },
+              { required: true, message: SPEAKER_ID_REQUIRED },
               zodRule(voiceCloneCreateFields.shape.speakerId),
             ]}
             extra="在火山引擎控制台「声音复刻」中购买的音色 ID，S_ 开头；每个音色 ID 可训练的次数有限"
