@@ -18,6 +18,9 @@ declare module 'vitest' {
     /** Owner of a project that the admin CLI switched off before the server started. */
     disabledEmail: string;
     disabledPassword: string;
+    /** Owner of a project with balance limits and no 声音克隆 quota (ttsCloneLimit 0). */
+    limitedEmail: string;
+    limitedPassword: string;
     /** The same server reached on another loopback address, white-labelled for that host. */
     oemBaseUrl: string;
     oemName: string;
@@ -32,6 +35,8 @@ export const DEMO_PASSWORD = 'e2e-demo-pass';
 const SALES_PHONE = '400-818-6666';
 const DISABLED_EMAIL = 'disabled-owner@example.com';
 const DISABLED_PASSWORD = 'disabled-pass-1';
+const LIMITED_EMAIL = 'limited-owner@example.com';
+const LIMITED_PASSWORD = 'limited-pass-1';
 const OEM_HOST = '127.0.0.2';
 const OEM_NAME = '合作伙伴外呼';
 /** Twenty calls' RTP ports (one even port each, RTCP unused): more than the e2e tests place at once. */
@@ -105,6 +110,27 @@ export default async function setup(project: TestProject) {
       '停用项目',
     );
     admin(dataDir, 'project:update', '--owner', DISABLED_EMAIL, '--disabled', 'true');
+    // The demo project has no balance limits (everything open); this one has them, without cloning.
+    admin(
+      dataDir,
+      'user:create',
+      '--email',
+      LIMITED_EMAIL,
+      '--password',
+      LIMITED_PASSWORD,
+      '--project',
+      '限额项目',
+    );
+    admin(
+      dataDir,
+      'project:update',
+      '--owner',
+      LIMITED_EMAIL,
+      '--has-balance',
+      'true',
+      '--tts-clone-limit',
+      '0',
+    );
     admin(dataDir, 'oem:set', '--host', OEM_HOST, '--name', OEM_NAME, '--logo', logoFile);
     sipPort = await freePortRange(1, { tcp: true });
     const rtpPortMin = await freePortRange(RTP_PORTS, { band: PORT_BANDS.rtp });
@@ -140,6 +166,8 @@ export default async function setup(project: TestProject) {
   project.provide('salesPhone', SALES_PHONE);
   project.provide('disabledEmail', DISABLED_EMAIL);
   project.provide('disabledPassword', DISABLED_PASSWORD);
+  project.provide('limitedEmail', LIMITED_EMAIL);
+  project.provide('limitedPassword', LIMITED_PASSWORD);
   project.provide('oemBaseUrl', `http://${OEM_HOST}:${server.port}`);
   project.provide('oemName', OEM_NAME);
   project.provide('sipPort', sipPort);
