@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { intentGrade, usedSegment } from './assistants';
 import { entityId, optionalText, paged, pageQuery } from './common';
+import { callFlowPath } from './flows';
 
 export const callDirection = z.enum(['outbound', 'inbound'], { error: '通话方向须为呼出或呼入' });
 export type CallDirection = z.infer<typeof callDirection>;
@@ -215,6 +216,8 @@ export const callDetail = callSummary
     transferredAt: z.iso.datetime().nullable(),
     variables: z.record(z.string(), z.string()),
     recordingDurationMs: z.number().int().nullable(),
+    /** The call flow that answered the call and the path it took; null for calls without one. */
+    flow: callFlowPath.nullable(),
   })
   .meta({ id: 'CallDetail' });
 export type CallDetail = z.infer<typeof callDetail>;

@@ -3,6 +3,8 @@ export * from './auth';
 export * from './calls';
 export * from './common';
 export * from './envelope';
+export * from './flow-rules';
+export * from './flows';
 export * from './health';
 export * from './knowledge';
 export * from './net-address';

@@ -12,6 +12,9 @@ export const projectNumber = z
     /** The assistant whose published version answers calls to this number (呼入), if any. */
     inboundAssistantId: z.string().nullable(),
     inboundAssistantName: z.string().nullable(),
+    /** Or the call flow (通话流程) whose published version answers them; a number has one or the other. */
+    inboundFlowId: z.string().nullable(),
+    inboundFlowName: z.string().nullable(),
     /** The SIP trunk its calls go through; null: the simulated carrier (模拟线路). */
     trunkId: z.string().nullable(),
     trunkName: z.string().nullable(),
@@ -30,10 +33,16 @@ export const projectNumberWriteRequest = z.object({
   trunkId: entityId('线路').nullable().default(null),
 });
 
-/** Binds a number's inbound calls to an assistant (its published version answers), or unbinds it (null). */
-export const projectNumberInboundRequest = z.object({
-  assistantId: entityId('小助手').nullable(),
-});
+/**
+ * Binds a number's inbound calls to an assistant or a call flow (its published version answers),
+ * or unbinds it (both null). Naming both is refused.
+ */
+export const projectNumberInboundRequest = z
+  .object({
+    assistantId: entityId('小助手').nullable().default(null),
+    flowId: entityId('通话流程').nullable().default(null),
+  })
+  .refine((v) => !(v.assistantId && v.flowId), { error: '一个号码只能绑定小助手或通话流程中的一个' });
 export type ProjectNumberInboundRequest = z.infer<typeof projectNumberInboundRequest>;
 
 export const taskState = z.enum(['draft', 'pending', 'running', 'paused', 'completed', 'stopped'], {

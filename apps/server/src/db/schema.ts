@@ -16,6 +16,7 @@ import {
 import { sql } from 'drizzle-orm';
 import {
   boolean,
+  check,
   customType,
   foreignKey,
   index,
@@ -519,6 +520,12 @@ export const calls = pgTable(
     variables: jsonb('variables').notNull().default({}),
     transferNumber: text('transfer_number'),
     transferredAt: timestamp('transferred_at', { withTimezone: true }),
+    /** The call flow that answered (snapshot of its name); flowVersion null: a draft test call. */
+    flowId: text('flow_id'),
+    flowName: text('flow_name'),
+    flowVersion: integer('flow_version'),
+    /** The contracts' FlowStep[]: each node the call entered, in order. */
+    flowPath: jsonb('flow_path').notNull().default([]),
     recording: text('recording', { enum: ['none', 'pending', 'ready', 'failed'] })
       .notNull()
       .default('none'),
@@ -557,6 +564,10 @@ export const calls = pgTable(
     // The dialer's per-number daily cap counts a number's calls of today across the project.
     index('calls_project_callee_started_idx').on(t.projectId, t.calleeNumber, t.startedAt),
     index('calls_recording_pending_idx').on(t.recording),
+    // The flow list's 7-day counts and the canvas statistics read one flow's calls by time.
+    index('calls_project_flow_started_idx')
+      .on(t.projectId, t.flowId, t.startedAt)
+      .where(sql`${t.flowId} is not null`),
   ],
 );
 
@@ -636,6 +647,63 @@ export const sipTrunks = pgTable(
   ],
 );
 
+/** 通话流程: the draft the editor saves; published versions are frozen in callFlowVersions. */
+export const callFlows = pgTable(
+  'call_flows',
+  {
+    id: text('id').primaryKey(),
+    projectId: projectRef(),
+    name: text('name').notNull(),
+    description: text('description').notNull().default(''),
+    /** The contracts' FlowGraph. */
+    draft: jsonb('draft').notNull(),
+    /** The version calls run now; null before the first publish. */
+    publishedVersion: integer('published_version'),
+    /** The draft differs from the live version (set on save, cleared on publish and rollback). */
+    draftChanged: boolean('draft_changed').notNull().default(true),
+    createdBy: text('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    // Numbers reference (project, flow) so a number can never point at another project's flow.
+    uniqueIndex('call_flows_project_id_unique').on(t.projectId, t.id),
+    index('call_flows_project_idx').on(t.projectId, t.updatedAt),
+  ],
+);
+
+/** Audio files a flow's 放音 nodes play instead of synthesised text (8 kHz mono WAV in the store). */
+export const flowAudio = pgTable(
+  'flow_audio',
+  {
+    id: text('id').primaryKey(),
+    projectId: projectRef(),
+    name: text('name').notNull(),
+    /** Key in the recording store. */
+    storageKey: text('storage_key').notNull(),
+    durationMs: integer('duration_ms').notNull(),
+    createdBy: text('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('flow_audio_project_idx').on(t.projectId)],
+);
+
+/** A published version of a flow: calls keep the version they started with. */
+export const callFlowVersions = pgTable(
+  'call_flow_versions',
+  {
+    flowId: text('flow_id')
+      .notNull()
+      .references(() => callFlows.id, { onDelete: 'cascade' }),
+    version: integer('version').notNull(),
+    graph: jsonb('graph').notNull(),
+    note: text('note').notNull().default(''),
+    publishedBy: text('published_by').references(() => users.id, { onDelete: 'set null' }),
+    publishedAt: timestamp('published_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.flowId, t.version] })],
+);
+
 /** 外显号码: numbers the project may present to callees (its trunk's DIDs). */
 export const projectNumbers = pgTable(
   'project_numbers',
@@ -648,12 +716,22 @@ export const projectNumbers = pgTable(
     inboundAssistantId: text('inbound_assistant_id').references(() => assistants.id, {
       onDelete: 'set null',
     }),
+    /** Or the call flow whose published version answers them (never both). */
+    inboundFlowId: text('inbound_flow_id'),
     /** The SIP trunk the number's calls go through; null: the simulated carrier (模拟线路). */
     trunkId: text('trunk_id'),
     createdAt: createdAt(),
   },
   (t) => [
     primaryKey({ columns: [t.projectId, t.number] }),
+    // A flow is deleted only once no number answers with it (the service says why); NO ACTION,
+    // not RESTRICT, so deleting a project cascades through both tables in one statement.
+    foreignKey({
+      name: 'project_numbers_flow_fk',
+      columns: [t.projectId, t.inboundFlowId],
+      foreignColumns: [callFlows.projectId, callFlows.id],
+    }).onDelete('no action'),
+    check('project_numbers_one_inbound', sql`${t.inboundAssistantId} is null or ${t.inboundFlowId} is null`),
     foreignKey({
       name: 'project_numbers_trunk_fk',
       columns: [t.projectId, t.trunkId],
@@ -663,7 +741,7 @@ export const projectNumbers = pgTable(
     // A call to a number must reach exactly one project.
     uniqueIndex('project_numbers_inbound_unique')
       .on(t.number)
-      .where(sql`${t.inboundAssistantId} is not null`),
+      .where(sql`${t.inboundAssistantId} is not null or ${t.inboundFlowId} is not null`),
   ],
 );
 

@@ -77,6 +77,7 @@ export function makeCallDetail(overrides: Partial<CallDetail> = {}): CallDetail 
     fields: {},
     humanGradedBy: null,
     humanGradedAt: null,
+    flow: null,
     transferNumber: null,
     transferredAt: null,
     variables: {},

@@ -56,7 +56,9 @@ function ports(options: { route?: InboundRoute | null; providerUrl?: string; cfg
     },
     inbound: {
       lookup: async () =>
-        options.route === undefined ? { projectId: 'p1', assistantId: 'a1', callinLimit: 2 } : options.route,
+        options.route === undefined
+          ? { projectId: 'p1', assistantId: 'a1', flowId: null, callinLimit: 2 }
+          : options.route,
     },
     recorder: {
       create: async (call) => {
@@ -154,7 +156,7 @@ describe('inbound calls in the engine', () => {
   });
 
   it('refuses a number nobody answers, records it as 号码未配置呼入, and ignores numbers not ours', async () => {
-    const unbound = ports({ route: { projectId: 'p1', assistantId: null, callinLimit: 5 } });
+    const unbound = ports({ route: { projectId: 'p1', assistantId: null, flowId: null, callinLimit: 5 } });
     const refused = await callIn(unbound.callPorts, 'interested', 'in-2');
     expect(refused.heard).toEqual({ answered: false, cause: 'unavailable' });
     expect(unbound.memory.calls.get('in-2')).toMatchObject({ status: 'ended', endReason: 'not_bound' });
@@ -166,7 +168,9 @@ describe('inbound calls in the engine', () => {
   });
 
   it('beyond concurrentCallin the caller hears busy and the call is recorded as 超出呼入并发', async () => {
-    const { callPorts, memory } = ports({ route: { projectId: 'p1', assistantId: 'a1', callinLimit: 1 } });
+    const { callPorts, memory } = ports({
+      route: { projectId: 'p1', assistantId: 'a1', flowId: null, callinLimit: 1 },
+    });
     const shared = depsWith(callPorts);
     // The first caller stays on the line (silent) while the second one calls.
     let firstHandled: Promise<unknown> = Promise.resolve();

@@ -10,6 +10,7 @@ import type {
   SpeechSettings,
 } from '@callpilot/contracts';
 import type { BrainProvider } from '../brain/create-brain';
+import type { LoadedFlow } from '../flow/types';
 import type { RecognizerProfile } from '../speech/recognizer';
 import type { SynthesizerProfile } from '../speech/synthesizer';
 
@@ -126,6 +127,8 @@ export interface InboundRoute {
   projectId: string;
   /** The assistant answering the number; null when the number belongs to the project but is not bound. */
   assistantId: string | null;
+  /** Or the call flow answering it (a number has one or the other). */
+  flowId: string | null;
   /** The project's concurrentCallin. */
   callinLimit: number;
 }
@@ -149,9 +152,22 @@ export interface PostCallActions {
   sendSms(request: CallSmsRequest): Promise<void>;
 }
 
+/** Call flows (通话流程) as calls run them. */
+export interface FlowSource {
+  /**
+   * The flow a call runs: `version` a published one, undefined the live published one, 'draft' the
+   * draft (a 模拟来电 from the editor). Throws (a 404-style error) when there is none.
+   */
+  forCall(projectId: string, flowId: string, version?: number | 'draft'): Promise<LoadedFlow>;
+  /** An uploaded prompt's audio at 8 kHz; null when it is gone. */
+  audio(projectId: string, audioId: string): Promise<Int16Array | null>;
+}
+
 /** Every port a call needs. */
 export interface CallPorts {
   assistants: AssistantSource;
+  /** Absent where flows do not run (engine tests of assistants only). */
+  flows?: FlowSource;
   knowledge: KnowledgeSource;
   doNotCall: DoNotCallList;
   recorder: CallRecorder;

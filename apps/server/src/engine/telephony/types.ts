@@ -83,6 +83,9 @@ export interface StreamedPlayResult extends PlayResult {
 
 export type LegEndBy = 'remote' | 'local';
 
+/** Why a transfer did not connect. */
+export type TransferFailure = 'busy' | 'no_answer' | 'failed';
+
 /**
  * One answered call. Session code talks to this and nothing else, so a SIP or media-stream leg
  * can replace the simulated one without changing it.
@@ -110,11 +113,29 @@ export interface CallLeg {
     sentences: AsyncIterable<string>,
     options: { interruptible: boolean; speed?: number },
   ): Promise<StreamedPlayResult>;
-  /** Waits for the callee's next utterance; null after `timeoutMs` of silence or when the call ended. */
-  listen(options: { timeoutMs: number }): Promise<Utterance | null>;
+  /**
+   * Waits for the callee's next utterance; null after `timeoutMs` of silence or when the call ended.
+   * `maxDigits`: a key-press answer is complete at this many keys (or at `#`), without waiting for
+   * the pause that otherwise ends it (an IVR menu reacts to one key at once).
+   */
+  listen(options: { timeoutMs: number; maxDigits?: number }): Promise<Utterance | null>;
   sendDtmf(digits: string): Promise<void>;
-  /** Bridges the callee to a human at `number`; resolves when the transfer leg was set up or failed. */
-  transfer(number: string): Promise<{ ok: boolean; detail?: string }>;
+  /**
+   * Bridges the callee to a human at `number` (a phone number or a SIP address); resolves when the
+   * transfer leg was set up or failed, with why it failed when the line knows (an IVR flow branches
+   * on it). `callerId`: the number the human sees; `ringTimeoutMs`: give up ringing after this long.
+   */
+  transfer(
+    number: string,
+    options?: { callerId?: string; ringTimeoutMs?: number },
+  ): Promise<{ ok: boolean; detail?: string; outcome?: TransferFailure }>;
+  /**
+   * Real lines: speak and listen with other media from now on (an IVR flow hands the call to an
+   * assistant with its own voice and recogniser). The simulator, which passes text, has none.
+   */
+  useMedia?(media: LegMedia): void;
+  /** Plays recorded audio (8 kHz mono), e.g. an IVR prompt uploaded as a file. */
+  playAudio?(pcm: Int16Array, options: { interruptible: boolean }): Promise<PlayResult>;
   /**
    * Ends the call. After a transfer the SIP adapter bridged itself (the line refused REFER),
    * it ends only the assistant's part: the callee and the human stay connected.

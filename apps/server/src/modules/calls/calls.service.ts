@@ -4,6 +4,7 @@ import type {
   CallListQuery,
   CallSummary,
   CallTurn,
+  FlowStep,
   IntentGrade,
   SimPersona,
 } from '@callpilot/contracts';
@@ -155,6 +156,14 @@ export async function getCallDetail(db: Database, projectId: string, callId: str
     transferredAt: iso(row.transferredAt),
     variables: (row.variables as Record<string, string>) ?? {},
     recordingDurationMs: row.recordingDurationMs,
+    flow: row.flowName
+      ? {
+          flowId: row.flowId,
+          flowName: row.flowName,
+          flowVersion: row.flowVersion,
+          steps: (row.flowPath as FlowStep[]) ?? [],
+        }
+      : null,
   };
 }
 

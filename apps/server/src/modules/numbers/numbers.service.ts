@@ -11,13 +11,15 @@ type NumberRow = typeof projectNumbers.$inferSelect;
 
 const toNumber = (
   row: NumberRow,
-  names: { assistantName?: string | null; trunkName?: string | null } = {},
+  names: { assistantName?: string | null; flowName?: string | null; trunkName?: string | null } = {},
 ): ProjectNumber => ({
   number: row.number,
   label: row.label,
   enabled: row.enabled,
   inboundAssistantId: row.inboundAssistantId,
   inboundAssistantName: row.inboundAssistantId ? (names.assistantName ?? null) : null,
+  inboundFlowId: row.inboundFlowId,
+  inboundFlowName: row.inboundFlowId ? (names.flowName ?? null) : null,
   trunkId: row.trunkId,
   trunkName: row.trunkId ? (names.trunkName ?? null) : null,
   createdAt: row.createdAt.toISOString(),
@@ -196,6 +198,7 @@ export const inboundRoutes = (db: Database): InboundRoutes => ({
       .select({
         projectId: projectNumbers.projectId,
         assistantId: projectNumbers.inboundAssistantId,
+        flowId: projectNumbers.inboundFlowId,
         enabled: projectNumbers.enabled,
         hasBalance: projectLimits.hasBalance,
         concurrentCallin: projectLimits.concurrentCallin,
@@ -211,6 +214,7 @@ export const inboundRoutes = (db: Database): InboundRoutes => ({
     return {
       projectId: row.projectId,
       assistantId: row.enabled ? row.assistantId : null,
+      flowId: row.enabled ? row.flowId : null,
       callinLimit: row.hasBalance ? (row.concurrentCallin ?? 0) : DEFAULT_CALLIN_CAP,
     };
   },

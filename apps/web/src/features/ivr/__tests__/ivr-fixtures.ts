@@ -38,6 +38,8 @@ export function makeNumber(overrides: Partial<ProjectNumber> = {}): ProjectNumbe
     enabled: true,
     inboundAssistantId: 'a1',
     inboundAssistantName: '课程回访小助手',
+    inboundFlowId: null,
+    inboundFlowName: null,
     trunkId: null,
     trunkName: null,
     createdAt: '2026-03-01T02:00:00.000Z',

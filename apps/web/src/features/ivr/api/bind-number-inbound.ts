@@ -19,8 +19,15 @@ export function bindNumberInbound(
 export function useBindNumberInbound(projectId: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ number, assistantId }: { number: string; assistantId: string | null }) =>
-      bindNumberInbound(projectId, number, { assistantId }),
+    mutationFn: ({
+      number,
+      assistantId,
+      flowId = null,
+    }: {
+      number: string;
+      assistantId: string | null;
+      flowId?: string | null;
+    }) => bindNumberInbound(projectId, number, { assistantId, flowId }),
     onSuccess: (saved) => {
       queryClient.setQueryData<ProjectNumber[]>(projectNumberKeys.all(projectId), (current) =>
         current?.map((candidate) => (candidate.number === saved.number ? saved : candidate)),
