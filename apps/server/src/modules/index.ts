@@ -3,6 +3,7 @@ import { assistantsRoutes } from './assistants/assistants.routes';
 import { voicesRoutes } from './assistants/voices.routes';
 import { authRoutes } from './auth/auth.routes';
 import { callsRoutes } from './calls/calls.routes';
+import { demoMockRoutes } from './demo/demo-mock.routes';
 import { doNotCallRoutes } from './do-not-call/do-not-call.routes';
 import { healthRoutes } from './health/health.routes';
 import { knowledgeRoutes } from './knowledge/knowledge.routes';
@@ -43,4 +44,5 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   tasksRoutes,
   taskImportRoutes,
   voiceClonesRoutes,
+  demoMockRoutes,
 ];
