@@ -34,6 +34,7 @@ import { providerResolver, recognizerResolver, synthesizerResolver } from '../mo
 import { CallEventHub, callIdOf } from '../modules/calls/call-events';
 import { CallRepository } from '../modules/calls/call-repository';
 import { toSummary, toTurn } from '../modules/calls/calls.service';
+import { demoMockBaseUrl, ensureDemoFlow } from '../modules/demo/demo-flow';
 import { embedderForProject } from '../modules/knowledge/embedder';
 import { startKnowledgeWorker } from '../modules/knowledge/worker';
 import {
@@ -733,6 +734,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
       const assistant = await demoAssistant(db, demo.projectId);
       if (!assistant) return 0;
       await ensureDemoNumber(db, demo.projectId, assistant.id);
+      await ensureDemoFlow(db, demo.projectId, { assistantId: assistant.id, baseUrl: demoMockBaseUrl(env) });
       if ((await demoCallCount(db, demo.projectId)) >= DEMO_CALL_COUNT) return 0;
       await knowledgeSettled(db, demo.projectId);
       const made = await keep(
