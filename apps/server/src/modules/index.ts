@@ -5,6 +5,7 @@ import { authRoutes } from './auth/auth.routes';
 import { callsRoutes } from './calls/calls.routes';
 import { demoMockRoutes } from './demo/demo-mock.routes';
 import { doNotCallRoutes } from './do-not-call/do-not-call.routes';
+import { flowSimulationRoutes } from './flows/flow-simulation.routes';
 import { healthRoutes } from './health/health.routes';
 import { knowledgeRoutes } from './knowledge/knowledge.routes';
 import { llmProvidersRoutes } from './llm-providers/llm-providers.routes';
@@ -44,5 +45,6 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   tasksRoutes,
   taskImportRoutes,
   voiceClonesRoutes,
+  flowSimulationRoutes,
   demoMockRoutes,
 ];
