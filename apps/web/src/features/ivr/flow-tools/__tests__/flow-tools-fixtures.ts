@@ -1,4 +1,7 @@
 import { type FlowDetail, type FlowGraph, flowGraph } from '@callpilot/contracts';
+import type { ReactNode } from 'react';
+import { type FakeReply, failure, ok, type RecordedRequest, startFakeServer } from '@/test/fake-server';
+import { renderRoute } from '@/test/render-route';
 
 export const FLOW = '/api/project/p1/flows/f1';
 
@@ -57,3 +60,21 @@ export function makeFlowDetail(overrides: Partial<FlowDetail> = {}): FlowDetail 
     ...overrides,
   };
 }
+
+/** Renders one tool as the editor mounts it, inside the real providers, with the call detail page as a stand-in. */
+export function renderTool(element: ReactNode) {
+  return renderRoute('/ivr/edit/f1', { path: '/ivr/edit/:flowId', element }, ['/call-record/detail/:id']);
+}
+
+type Route = FakeReply | ((request: RecordedRequest) => FakeReply | Promise<FakeReply>);
+
+/** The flows API by `METHOD /path` (query strings ignored); anything else is a 404. */
+export function serveFlows(routes: Record<string, Route>) {
+  return startFakeServer(async (request) => {
+    const route = routes[`${request.method} ${request.url.split('?')[0]}`];
+    if (!route) return failure(404, '请求地址出错', 'NOT_FOUND');
+    return typeof route === 'function' ? route(request) : route;
+  });
+}
+
+export { ok };
