@@ -131,7 +131,9 @@ export function FlowSimulatorPanel({
 }) {
   const [callerNumber, setCallerNumber] = useState('13800138000');
   const [session, setSession] = useState<FlowSimulationState | null>(null);
-  const [startedWith, setStartedWith] = useState<FlowGraph | null>(null);
+  // By content: the editor may hand over an equal graph in a new object on any render.
+  const graphKey = useMemo(() => JSON.stringify(graph), [graph]);
+  const [startedWith, setStartedWith] = useState<string | null>(null);
   const [callerLines, setCallerLines] = useState<CallerLine[]>([]);
   const [text, setText] = useState('');
   const [inputError, setInputError] = useState<string | null>(null);
@@ -206,7 +208,7 @@ export function FlowSimulatorPanel({
     previousPrompts.current = 0;
     setCallerLines([]);
     setText('');
-    setStartedWith(graph);
+    setStartedWith(graphKey);
     setSession(state);
   };
 
@@ -332,7 +334,7 @@ export function FlowSimulatorPanel({
             用编辑器中的当前流程（含未保存的修改）模拟一通来电：你扮演来电者按键或说话，画布上会高亮走过的路径。
           </p>
         )}
-        {session && startedWith !== graph && (
+        {session && startedWith !== graphKey && (
           <Alert type="info" showIcon title="流程已修改，点「重新开始」按最新内容模拟" />
         )}
         {inputError && <Alert type="error" showIcon title={inputError} />}
