@@ -56,7 +56,9 @@ export function IvrDialogsProvider({ projectId, children }: { projectId: string;
             {
               number: dialog.number.number,
               label: dialog.number.label,
-              assistantName: dialog.number.inboundAssistantName,
+              assistantName: dialog.number.inboundFlowName
+                ? `流程：${dialog.number.inboundFlowName}`
+                : dialog.number.inboundAssistantName,
             },
           ]}
           onClose={context.close}
