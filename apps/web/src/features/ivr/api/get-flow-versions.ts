@@ -1,7 +1,8 @@
-import type { FlowDetail, FlowVersionSummary } from '@callpilot/contracts';
+import type { FlowVersionSummary } from '@callpilot/contracts';
 import { useQuery } from '@tanstack/react-query';
 import { get } from '@/lib/request';
 import { flowKeys, flowUrl } from './flow-keys';
+import { flowQueryOptions } from './get-flow';
 
 /** Every published version, newest first, the live one flagged. */
 export function getFlowVersions(projectId: string, flowId: string): Promise<FlowVersionSummary[]> {
@@ -17,14 +18,9 @@ export function useFlowVersions(projectId: string, flowId: string, { enabled = t
 }
 
 /**
- * The stored draft, to compare a version with. Shares the detail's query key, so the editor's
- * already loaded detail answers it without a request.
+ * The stored draft, to compare a version with: the editor's detail query (already loaded, so no
+ * request), narrowed to the draft.
  */
-export function useFlowStoredDraft(projectId: string, flowId: string, { enabled = true } = {}) {
-  return useQuery({
-    queryKey: flowKeys.detail(projectId, flowId),
-    queryFn: () => get<FlowDetail>(flowUrl(projectId, flowId), { showLoading: false }),
-    select: (detail) => detail.draft,
-    enabled,
-  });
+export function useFlowStoredDraft(projectId: string, flowId: string) {
+  return useQuery({ ...flowQueryOptions(projectId, flowId), select: (detail) => detail.draft });
 }

@@ -1,19 +1,19 @@
 import type { FlowDetail, FlowPublishRequest } from '@callpilot/contracts';
 import { type QueryClient, useMutation, useQueryClient } from '@tanstack/react-query';
 import { post } from '@/lib/request';
-import { flowKeys, flowUrl } from './flow-keys';
+import { flowKeys, flowUrl, invalidateFlowLists } from './flow-keys';
 
 /**
- * After a publish or a rollback: the detail is the server's answer; the list (status, version),
- * the pickers (published version) and the versions are read again. The detail is set rather than
- * refetched so an editor showing it does not flash.
+ * After a publish or a rollback: the detail is the server's answer, set rather than refetched so
+ * the editor showing it does not flash; the list and pickers (status, version) and the versions
+ * are read again.
  */
 export function afterFlowRelease(queryClient: QueryClient, projectId: string, detail: FlowDetail) {
   queryClient.setQueryData(flowKeys.detail(projectId, detail.id), detail);
-  return queryClient.invalidateQueries({
-    queryKey: flowKeys.all(projectId),
-    predicate: (query) => query.queryKey[3] !== 'detail',
-  });
+  return Promise.all([
+    invalidateFlowLists(queryClient, projectId),
+    queryClient.invalidateQueries({ queryKey: flowKeys.versions(projectId, detail.id) }),
+  ]);
 }
 
 /**
