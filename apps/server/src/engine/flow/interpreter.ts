@@ -35,8 +35,8 @@ const TRANSFER_OUTCOME_LABELS = { busy: '忙线', no_answer: '无人接听', fai
 /**
  * The interpreter's own CPU time: performance.now() around the synchronous stretches between
  * awaits, so the leg, the clock and the deps are excluded (as CpuMeter in call-session.ts).
- * Pausing twice or resuming twice is harmless, since turns reach `emit` both from the flow and
- * from inside an assistant node, where the meter is already paused.
+ * Pausing or resuming twice is harmless: turns reach `emit` both from the flow and from inside
+ * an assistant node, where the meter is already paused, and every await resumes it after.
  */
 class CpuMeter {
   private since = 0;
@@ -226,21 +226,22 @@ export async function runFlow(
     if (gone) throw gone;
   };
 
-  /** Awaits work outside the interpreter (leg, deps, events) with the CPU meter stopped. */
-  const outside = async <T>(work: () => Promise<T> | T): Promise<T> => {
-    const running = meter.running;
+  /**
+   * Starts work outside the interpreter (the leg, the deps, event handlers) with the CPU meter
+   * stopped. The meter runs only in synchronous stretches: every await in this file follows a
+   * pause (here, or an own async function pausing on its way out) and is followed by a resume,
+   * so the hop back from a promise, where other calls' code runs, is never counted.
+   */
+  const outside = <T>(work: () => Promise<T> | T): Promise<T> | T => {
     meter.pause();
-    try {
-      return await work();
-    } finally {
-      if (running) meter.resume();
-    }
+    return work();
   };
 
   const emit = async (turn: Omit<CallTurn, 'index'>) => {
     const full: CallTurn = { index: turns.length, ...turn };
     turns.push(full);
-    if (events.onTurn) await outside(() => events.onTurn?.(full));
+    meter.pause();
+    if (events.onTurn) await events.onTurn(full);
   };
 
   const setVariable = (step: StepDraft, name: string, value: string) => {
@@ -262,15 +263,21 @@ export async function runFlow(
 
   /** Says a template line (nothing when it renders empty); `check`: end the run if the line went meanwhile. */
   const say = async (template: string, interruptible: boolean, check = true): Promise<PlayResult | null> => {
-    const text = render(template).trim();
-    if (!text || leg.ended) {
+    try {
+      const text = render(template).trim();
+      if (!text || leg.ended) {
+        if (check) checkLine();
+        return null;
+      }
+      const played = await outside(() => leg.say(text, { interruptible, speed }));
+      meter.resume();
+      await spoke(text, played);
+      meter.resume();
       if (check) checkLine();
-      return null;
+      return played;
+    } finally {
+      meter.pause();
     }
-    const played = await outside(() => leg.say(text, { interruptible, speed }));
-    await spoke(text, played);
-    if (check) checkLine();
-    return played;
   };
 
   const listen = async (
@@ -279,13 +286,21 @@ export async function runFlow(
     timeoutMs: number,
     maxDigits?: number,
   ): Promise<Utterance | null> => {
-    events.onWaiting?.({ nodeId: node.id, kind, timeoutSec: timeoutMs / 1000 });
-    const heard = await outside(() =>
-      leg.listen(maxDigits === undefined ? { timeoutMs } : { timeoutMs, maxDigits }),
-    );
-    if (heard) await heardTurn(heard);
-    checkLine();
-    return heard;
+    try {
+      events.onWaiting?.({ nodeId: node.id, kind, timeoutSec: timeoutMs / 1000 });
+      const heard = await outside(() =>
+        leg.listen(maxDigits === undefined ? { timeoutMs } : { timeoutMs, maxDigits }),
+      );
+      meter.resume();
+      if (heard) {
+        await heardTurn(heard);
+        meter.resume();
+      }
+      checkLine();
+      return heard;
+    } finally {
+      meter.pause();
+    }
   };
 
   const heardTurn = (heard: Utterance) =>
@@ -318,150 +333,182 @@ export async function runFlow(
     meter.pause();
     overheadMs.push(meter.take());
     if (events.onStep) await events.onStep(done, { ...variables });
-    meter.resume();
   };
 
   // ---- nodes -----------------------------------------------------------------------------------
 
-  type Handler<T extends FlowNodeType> = (node: FlowNodeOf<T>, step: StepDraft) => Promise<string>;
+  /**
+   * A node's behaviour: its exit. Async handlers pause the meter on their way out (finally), as
+   * every async function here does; nodes that never wait return at once.
+   */
+  type Handler<T extends FlowNodeType> = (node: FlowNodeOf<T>, step: StepDraft) => string | Promise<string>;
 
-  const start: Handler<'start'> = async (_node, step) => {
+  const start: Handler<'start'> = (_node, step) => {
     step.detail = step.frame.depth > 0 ? `进入子流程「${step.frame.flow.name}」` : '来电接通';
     return 'next';
   };
 
   const play: Handler<'play'> = async (node, step) => {
-    const d = node.data;
-    if (d.audioId && deps.audio && leg.playAudio) {
-      const audioId = d.audioId;
-      const pcm = await outside(() => deps.audio?.(audioId).catch(() => null) ?? null);
-      checkLine();
-      if (pcm && leg.playAudio) {
-        const playAudio = leg.playAudio.bind(leg);
-        const played = await outside(() => playAudio(pcm, { interruptible: d.interruptible }));
-        await spoke(render(d.text).trim() || '（播放录音）', played);
-        step.detail = played.interrupted ? '播放录音（被打断）' : '播放录音';
+    try {
+      const d = node.data;
+      if (d.audioId && deps.audio && leg.playAudio) {
+        const audioId = d.audioId;
+        const pcm = await outside(() => deps.audio?.(audioId).catch(() => null) ?? null);
+        meter.resume();
         checkLine();
-        return 'next';
+        if (pcm && leg.playAudio) {
+          const playAudio = leg.playAudio.bind(leg);
+          const played = await outside(() => playAudio(pcm, { interruptible: d.interruptible }));
+          meter.resume();
+          await spoke(render(d.text).trim() || '（播放录音）', played);
+          meter.resume();
+          step.detail = played.interrupted ? '播放录音（被打断）' : '播放录音';
+          checkLine();
+          return 'next';
+        }
+        step.detail = '录音不可用，改为朗读文字';
       }
-      step.detail = '录音不可用，改为朗读文字';
+      const played = await say(d.text, d.interruptible);
+      meter.resume();
+      step.detail = joinDetail(step.detail, played?.interrupted ? '放音（被打断）' : '放音');
+      return 'next';
+    } finally {
+      meter.pause();
     }
-    const played = await say(d.text, d.interruptible);
-    step.detail = joinDetail(step.detail, played?.interrupted ? '放音（被打断）' : '放音');
-    return 'next';
   };
 
   const menu: Handler<'menu'> = async (node, step) => {
-    const d = node.data;
-    const maxDigits = Math.max(1, ...d.options.map((o) => o.key.length));
-    let failures = 0;
-    let repeats = 0;
-    let lastInvalid = '';
-    const repeated = () => (repeats > 0 ? `，重听 ${repeats} 次` : '');
-    for (;;) {
-      await say(d.prompt, d.interruptible);
-      const heard = await listen(node, 'digits', d.timeoutSec * 1000, maxDigits);
-      let failure: 'invalid' | 'timeout' = 'timeout';
-      if (heard) {
-        const keys = keysOf(heard);
-        step.inputs.push(keys ?? heard.text);
-        // `#` finishes a multi-digit key; what follows it is not part of the choice.
-        const entry = keys === null ? null : untilHash(keys).keys;
-        if (entry) setVariable(step, 'digits', entry);
-        if (entry && d.repeatKey && entry === d.repeatKey && repeats < MAX_REPEATS) {
-          repeats++;
-          continue;
+    try {
+      const d = node.data;
+      const maxDigits = Math.max(1, ...d.options.map((o) => o.key.length));
+      let failures = 0;
+      let repeats = 0;
+      let lastInvalid = '';
+      const repeated = () => (repeats > 0 ? `，重听 ${repeats} 次` : '');
+      for (;;) {
+        await say(d.prompt, d.interruptible);
+        meter.resume();
+        const heard = await listen(node, 'digits', d.timeoutSec * 1000, maxDigits);
+        meter.resume();
+        let failure: 'invalid' | 'timeout' = 'timeout';
+        if (heard) {
+          const keys = keysOf(heard);
+          step.inputs.push(keys ?? heard.text);
+          // `#` finishes a multi-digit key; what follows it is not part of the choice.
+          const entry = keys === null ? null : untilHash(keys).keys;
+          if (entry) setVariable(step, 'digits', entry);
+          if (entry && d.repeatKey && entry === d.repeatKey && repeats < MAX_REPEATS) {
+            repeats++;
+            continue;
+          }
+          const option = entry ? d.options.find((o) => o.key === entry) : undefined;
+          if (option && entry) {
+            step.detail = `按键 ${entry}${option.label ? ` ${option.label}` : ''}${retriesNote(failures)}${repeated()}`;
+            return `key:${entry}`;
+          }
+          failure = 'invalid';
+          lastInvalid = keys ?? heard.text;
         }
-        const option = entry ? d.options.find((o) => o.key === entry) : undefined;
-        if (option && entry) {
-          step.detail = `按键 ${entry}${option.label ? ` ${option.label}` : ''}${retriesNote(failures)}${repeated()}`;
-          return `key:${entry}`;
+        failures++;
+        if (failures > d.maxRetries) {
+          step.detail =
+            failure === 'invalid'
+              ? `输入错误（${lastInvalid}）${retriesNote(failures - 1)}${repeated()}`
+              : `超时${retriesNote(failures - 1)}${repeated()}`;
+          return failure;
         }
-        failure = 'invalid';
-        lastInvalid = keys ?? heard.text;
+        await say(failure === 'invalid' ? d.invalidPrompt : d.timeoutPrompt, false);
+        meter.resume();
       }
-      failures++;
-      if (failures > d.maxRetries) {
-        step.detail =
-          failure === 'invalid'
-            ? `输入错误（${lastInvalid}）${retriesNote(failures - 1)}${repeated()}`
-            : `超时${retriesNote(failures - 1)}${repeated()}`;
-        return failure;
-      }
-      await say(failure === 'invalid' ? d.invalidPrompt : d.timeoutPrompt, false);
+    } finally {
+      meter.pause();
     }
   };
 
   const collect: Handler<'collect'> = async (node, step) => {
-    const d = node.data;
-    const pattern = d.pattern ? flowPattern(d.pattern) : null;
-    let failures = 0;
-    let why = '';
-    for (;;) {
-      await say(d.prompt, true);
-      const heard = await listen(node, 'digits', d.timeoutSec * 1000, d.maxDigits);
-      let failure: 'invalid' | 'timeout' = 'timeout';
-      if (heard) {
-        failure = 'invalid';
-        const keys = keysOf(heard);
-        step.inputs.push(keys ?? heard.text);
-        const entry = keys === null ? null : d.finishOnHash ? untilHash(keys).keys : keys;
-        if (entry === null || !/^[0-9*]+$/.test(entry)) why = `输入错误（${keys ?? heard.text}）`;
-        else if (entry.length < d.minDigits || entry.length > d.maxDigits)
-          why = `位数不符（${entry.length} 位）`;
-        else if (pattern && !pattern.test(entry)) why = '不符合校验规则';
-        else {
-          setVariable(step, d.variable, entry);
-          setVariable(step, 'digits', entry);
-          step.detail = `收号 ${entry}${retriesNote(failures)}`;
-          return 'next';
+    try {
+      const d = node.data;
+      const pattern = d.pattern ? flowPattern(d.pattern) : null;
+      let failures = 0;
+      let why = '';
+      for (;;) {
+        await say(d.prompt, true);
+        meter.resume();
+        const heard = await listen(node, 'digits', d.timeoutSec * 1000, d.maxDigits);
+        meter.resume();
+        let failure: 'invalid' | 'timeout' = 'timeout';
+        if (heard) {
+          failure = 'invalid';
+          const keys = keysOf(heard);
+          step.inputs.push(keys ?? heard.text);
+          const entry = keys === null ? null : d.finishOnHash ? untilHash(keys).keys : keys;
+          if (entry === null || !/^[0-9*]+$/.test(entry)) why = `输入错误（${keys ?? heard.text}）`;
+          else if (entry.length < d.minDigits || entry.length > d.maxDigits)
+            why = `位数不符（${entry.length} 位）`;
+          else if (pattern && !pattern.test(entry)) why = '不符合校验规则';
+          else {
+            setVariable(step, d.variable, entry);
+            setVariable(step, 'digits', entry);
+            step.detail = `收号 ${entry}${retriesNote(failures)}`;
+            return 'next';
+          }
         }
+        failures++;
+        if (failures > d.maxRetries) {
+          step.detail =
+            failure === 'invalid' ? `${why}${retriesNote(failures - 1)}` : `超时${retriesNote(failures - 1)}`;
+          return failure;
+        }
+        await say(failure === 'invalid' ? d.invalidPrompt : d.timeoutPrompt, false);
+        meter.resume();
       }
-      failures++;
-      if (failures > d.maxRetries) {
-        step.detail =
-          failure === 'invalid' ? `${why}${retriesNote(failures - 1)}` : `超时${retriesNote(failures - 1)}`;
-        return failure;
-      }
-      await say(failure === 'invalid' ? d.invalidPrompt : d.timeoutPrompt, false);
+    } finally {
+      meter.pause();
     }
   };
 
   const speech: Handler<'speech'> = async (node, step) => {
-    const d = node.data;
-    const keywords = intentKeywords(node);
-    let failures = 0;
-    for (;;) {
-      await say(d.prompt, true);
-      const heard = await listen(node, 'speech', d.timeoutSec * 1000);
-      let failure: 'nomatch' | 'timeout' = 'timeout';
-      if (heard) {
-        failure = 'nomatch';
-        const text = heard.text.trim() || (heard.dtmf ?? '');
-        step.inputs.push(text);
-        setVariable(step, d.variable, text);
-        setVariable(step, 'speech', text);
-        const said = normaliseSpeech(text);
-        const index = keywords.findIndex((list) => list.some((k) => said.includes(k)));
-        const intent = index >= 0 ? d.intents[index] : undefined;
-        if (intent) {
-          step.detail = `匹配意图「${intent.name}」${retriesNote(failures)}`;
-          return `intent:${intent.id}`;
+    try {
+      const d = node.data;
+      const keywords = intentKeywords(node);
+      let failures = 0;
+      for (;;) {
+        await say(d.prompt, true);
+        meter.resume();
+        const heard = await listen(node, 'speech', d.timeoutSec * 1000);
+        meter.resume();
+        let failure: 'nomatch' | 'timeout' = 'timeout';
+        if (heard) {
+          failure = 'nomatch';
+          const text = heard.text.trim() || (heard.dtmf ?? '');
+          step.inputs.push(text);
+          setVariable(step, d.variable, text);
+          setVariable(step, 'speech', text);
+          const said = normaliseSpeech(text);
+          const index = keywords.findIndex((list) => list.some((k) => said.includes(k)));
+          const intent = index >= 0 ? d.intents[index] : undefined;
+          if (intent) {
+            step.detail = `匹配意图「${intent.name}」${retriesNote(failures)}`;
+            return `intent:${intent.id}`;
+          }
         }
+        failures++;
+        if (failures > d.maxRetries) {
+          step.detail =
+            failure === 'nomatch'
+              ? `未匹配意图${retriesNote(failures - 1)}`
+              : `超时${retriesNote(failures - 1)}`;
+          return failure;
+        }
+        await say(d.retryPrompt, false);
+        meter.resume();
       }
-      failures++;
-      if (failures > d.maxRetries) {
-        step.detail =
-          failure === 'nomatch'
-            ? `未匹配意图${retriesNote(failures - 1)}`
-            : `超时${retriesNote(failures - 1)}`;
-        return failure;
-      }
-      await say(d.retryPrompt, false);
+    } finally {
+      meter.pause();
     }
   };
 
-  const condition: Handler<'condition'> = async (node, step) => {
+  const condition: Handler<'condition'> = (node, step) => {
     const branch = pickBranch(node, variables, clock.now());
     if (branch) {
       step.detail = `命中「${branch.name}」`;
@@ -472,223 +519,255 @@ export async function runFlow(
   };
 
   const assistant: Handler<'assistant'> = async (node, step) => {
-    const d = node.data;
-    const assistantVariables: Record<string, string> = {};
-    for (const v of d.variables) assistantVariables[v.name] = render(v.value);
-    let outcome: FlowAssistantOutcome;
-    let failure = '';
-    if (!d.assistantId) {
-      failure = '未选择智能小助手';
-      outcome = { outcome: 'failed', grade: null, assistantId: '', assistantName: '', version: null };
-    } else {
-      try {
-        outcome = await outside(() =>
-          deps.runAssistant({
+    try {
+      const d = node.data;
+      const assistantVariables: Record<string, string> = {};
+      for (const v of d.variables) assistantVariables[v.name] = render(v.value);
+      let outcome: FlowAssistantOutcome;
+      let failure = '';
+      if (!d.assistantId) {
+        failure = '未选择智能小助手';
+        outcome = { outcome: 'failed', grade: null, assistantId: '', assistantName: '', version: null };
+      } else {
+        try {
+          outcome = await outside(() =>
+            deps.runAssistant({
+              assistantId: d.assistantId,
+              version: d.version,
+              variables: assistantVariables,
+              leg,
+              onTurn: (turn) => emit(turn),
+              signal: input.signal,
+            }),
+          );
+          meter.resume();
+        } catch (err) {
+          meter.resume();
+          failure = messageOf(err);
+          outcome = {
+            outcome: 'failed',
+            grade: null,
             assistantId: d.assistantId,
+            assistantName: '',
             version: d.version,
-            variables: assistantVariables,
-            leg,
-            onTurn: (turn) => emit(turn),
-            signal: input.signal,
-          }),
-        );
-      } catch (err) {
-        failure = messageOf(err);
-        outcome = {
-          outcome: 'failed',
-          grade: null,
-          assistantId: d.assistantId,
-          assistantName: '',
-          version: d.version,
-        };
+          };
+        }
       }
-    }
-    if (d.assistantId) result.assistant = outcome;
-    setVariable(step, 'assistant.grade', outcome.grade ?? '');
-    setVariable(step, 'assistant.outcome', outcome.outcome);
-    const name = outcome.assistantName ? `「${outcome.assistantName}」` : '';
-    const grade = outcome.grade ? `，意向 ${outcome.grade}` : '';
-    switch (outcome.outcome) {
-      case 'transfer':
-        step.detail = `小助手${name}：客户要求转人工${grade}`;
-        checkLine();
-        return 'transfer';
-      case 'completed':
-        step.detail = `小助手${name}结束${grade}`;
-        checkLine();
-        return 'next';
-      case 'hangup':
-        step.detail = `小助手${name}通话中${grade}`;
-        checkLine();
-        // The assistant saw the line go before the leg reports it: the caller is gone either way.
-        throw new CallOver('callee_hangup', 'callee', '来电者挂机');
-      default:
-        // A caller must not be dropped because an assistant could not run: the flow goes on.
-        step.detail = `小助手运行失败${failure ? `：${failure}` : ''}，继续流程`;
-        checkLine();
-        return 'next';
+      if (d.assistantId) result.assistant = outcome;
+      setVariable(step, 'assistant.grade', outcome.grade ?? '');
+      setVariable(step, 'assistant.outcome', outcome.outcome);
+      const name = outcome.assistantName ? `「${outcome.assistantName}」` : '';
+      const grade = outcome.grade ? `，意向 ${outcome.grade}` : '';
+      switch (outcome.outcome) {
+        case 'transfer':
+          step.detail = `小助手${name}：客户要求转人工${grade}`;
+          checkLine();
+          return 'transfer';
+        case 'completed':
+          step.detail = `小助手${name}结束${grade}`;
+          checkLine();
+          return 'next';
+        case 'hangup':
+          step.detail = `小助手${name}通话中${grade}`;
+          checkLine();
+          // The assistant saw the line go before the leg reports it: the caller is gone either way.
+          throw new CallOver('callee_hangup', 'callee', '来电者挂机');
+        default:
+          // A caller must not be dropped because an assistant could not run: the flow goes on.
+          step.detail = `小助手运行失败${failure ? `：${failure}` : ''}，继续流程`;
+          checkLine();
+          return 'next';
+      }
+    } finally {
+      meter.pause();
     }
   };
 
   const transfer: Handler<'transfer'> = async (node, step) => {
-    const d = node.data;
-    const target = render(d.target).trim();
-    if (!target) {
-      setVariable(step, 'transfer.outcome', 'failed');
-      step.detail = '未填写转接号码';
-      return 'failed';
+    try {
+      const d = node.data;
+      const target = render(d.target).trim();
+      if (!target) {
+        setVariable(step, 'transfer.outcome', 'failed');
+        step.detail = '未填写转接号码';
+        return 'failed';
+      }
+      const callerId =
+        d.callerId === 'caller'
+          ? (variables.caller ?? '')
+          : d.callerId === 'callee'
+            ? (variables.callee ?? '')
+            : render(d.callerIdNumber).trim();
+      await say(d.prompt, false);
+      meter.resume();
+      const outcome = await outside(() =>
+        leg.transfer(target, {
+          ...(callerId ? { callerId } : {}),
+          ringTimeoutMs: d.ringTimeoutSec * 1000,
+        }),
+      );
+      meter.resume();
+      const at = clock.now();
+      if (outcome.ok) {
+        result.transfer = { number: target, at, ok: true };
+        step.detail = `已转接 ${target}`;
+        throw new CallOver('transferred', 'assistant', '');
+      }
+      result.transfer = { number: target, at, ok: false };
+      const failure = outcome.outcome ?? 'failed';
+      setVariable(step, 'transfer.outcome', failure);
+      step.detail = `转接 ${target}：${TRANSFER_OUTCOME_LABELS[failure]}${outcome.detail ? `（${outcome.detail}）` : ''}`;
+      checkLine();
+      return failure;
+    } finally {
+      meter.pause();
     }
-    const callerId =
-      d.callerId === 'caller'
-        ? (variables.caller ?? '')
-        : d.callerId === 'callee'
-          ? (variables.callee ?? '')
-          : render(d.callerIdNumber).trim();
-    await say(d.prompt, false);
-    const outcome = await outside(() =>
-      leg.transfer(target, {
-        ...(callerId ? { callerId } : {}),
-        ringTimeoutMs: d.ringTimeoutSec * 1000,
-      }),
-    );
-    const at = clock.now();
-    if (outcome.ok) {
-      result.transfer = { number: target, at, ok: true };
-      step.detail = `已转接 ${target}`;
-      throw new CallOver('transferred', 'assistant', '');
-    }
-    result.transfer = { number: target, at, ok: false };
-    const failure = outcome.outcome ?? 'failed';
-    setVariable(step, 'transfer.outcome', failure);
-    step.detail = `转接 ${target}：${TRANSFER_OUTCOME_LABELS[failure]}${outcome.detail ? `（${outcome.detail}）` : ''}`;
-    checkLine();
-    return failure;
   };
 
   const voicemail: Handler<'voicemail'> = async (node, step) => {
-    const d = node.data;
-    await say(d.prompt, false);
-    const startAt = clock.now();
-    const deadline = startAt + d.maxSeconds * 1000;
-    const texts: string[] = [];
-    let heardAny = false;
-    let ending = '';
-    for (;;) {
-      const left = deadline - clock.now();
-      if (left <= 0) {
-        ending = '达到最长时长';
-        break;
-      }
-      // Before the caller speaks, the whole length is theirs; after, a pause ends the message.
-      const waitMs = heardAny ? Math.min(VOICEMAIL_SILENCE_MS, left) : left;
-      events.onWaiting?.({ nodeId: node.id, kind: 'any', timeoutSec: waitMs / 1000 });
-      const heard = await outside(() => leg.listen({ timeoutMs: waitMs }));
-      if (heard) {
-        heardAny = true;
-        await heardTurn(heard);
-        if (heard.text.trim()) texts.push(heard.text.trim());
-        if (heard.dtmf?.includes('#')) {
-          ending = '按 # 结束';
+    try {
+      const d = node.data;
+      await say(d.prompt, false);
+      meter.resume();
+      const startAt = clock.now();
+      const deadline = startAt + d.maxSeconds * 1000;
+      const texts: string[] = [];
+      let heardAny = false;
+      let ending = '';
+      for (;;) {
+        const left = deadline - clock.now();
+        if (left <= 0) {
+          ending = '达到最长时长';
+          break;
+        }
+        // Before the caller speaks, the whole length is theirs; after, a pause ends the message.
+        const waitMs = heardAny ? Math.min(VOICEMAIL_SILENCE_MS, left) : left;
+        events.onWaiting?.({ nodeId: node.id, kind: 'any', timeoutSec: waitMs / 1000 });
+        const heard = await outside(() => leg.listen({ timeoutMs: waitMs }));
+        meter.resume();
+        if (heard) {
+          heardAny = true;
+          await heardTurn(heard);
+          meter.resume();
+          if (heard.text.trim()) texts.push(heard.text.trim());
+          if (heard.dtmf?.includes('#')) {
+            ending = '按 # 结束';
+            break;
+          }
+        }
+        // Hanging up is how most callers finish a message: it is still kept.
+        if (leg.ended) break;
+        if (!heard) {
+          ending = heardAny ? '' : '未留言';
           break;
         }
       }
-      // Hanging up is how most callers finish a message: it is still kept.
-      if (leg.ended) break;
-      if (!heard) {
-        ending = heardAny ? '' : '未留言';
-        break;
+      const endAt = Math.min(clock.now(), leg.ended?.at ?? Number.POSITIVE_INFINITY);
+      const seconds = Math.max(0, Math.round((endAt - startAt) / 1000));
+      setVariable(step, 'voicemail.seconds', String(heardAny ? seconds : 0));
+      if (heardAny) {
+        result.voicemail = { startMs: offset(startAt), endMs: offset(endAt), text: texts.join('，') };
+        if (texts.length > 0) step.inputs.push(texts.join('，'));
       }
+      step.detail = heardAny ? `留言 ${seconds} 秒${ending ? `（${ending}）` : ''}` : ending;
+      checkLine();
+      return 'next';
+    } finally {
+      meter.pause();
     }
-    const endAt = Math.min(clock.now(), leg.ended?.at ?? Number.POSITIVE_INFINITY);
-    const seconds = Math.max(0, Math.round((endAt - startAt) / 1000));
-    setVariable(step, 'voicemail.seconds', String(heardAny ? seconds : 0));
-    if (heardAny) {
-      result.voicemail = { startMs: offset(startAt), endMs: offset(endAt), text: texts.join('，') };
-      if (texts.length > 0) step.inputs.push(texts.join('，'));
-    }
-    step.detail = heardAny ? `留言 ${seconds} 秒${ending ? `（${ending}）` : ''}` : ending;
-    checkLine();
-    return 'next';
   };
 
   const sms: Handler<'sms'> = async (node, step) => {
-    const to = render(node.data.to).trim();
-    const content = render(node.data.content).trim();
-    if (!to || !content) {
-      step.detail = `短信未发送：${to ? '短信内容为空' : '接收号码为空'}`;
-      return 'next';
-    }
     try {
-      await outside(() => deps.sendSms(to, content));
-      step.detail = `短信已发送至 ${to}`;
-    } catch (err) {
-      // The caller is still on the line: a lost SMS is reported, the flow goes on.
-      step.detail = `短信发送失败：${messageOf(err)}`;
+      const to = render(node.data.to).trim();
+      const content = render(node.data.content).trim();
+      if (!to || !content) {
+        step.detail = `短信未发送：${to ? '短信内容为空' : '接收号码为空'}`;
+        return 'next';
+      }
+      try {
+        await outside(() => deps.sendSms(to, content));
+        meter.resume();
+        step.detail = `短信已发送至 ${to}`;
+      } catch (err) {
+        meter.resume();
+        // The caller is still on the line: a lost SMS is reported, the flow goes on.
+        step.detail = `短信发送失败：${messageOf(err)}`;
+      }
+      checkLine();
+      return 'next';
+    } finally {
+      meter.pause();
     }
-    checkLine();
-    return 'next';
   };
 
   const http: Handler<'http'> = async (node, step) => {
-    const d = node.data;
-    const headers: Record<string, string> = {};
-    for (const h of d.headers) headers[h.name.trim()] = render(h.value);
-    const body = d.method === 'GET' || !d.body.trim() ? null : renderJsonTemplate(d.body, variables);
-    if (body !== null && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
-      headers['content-type'] = 'application/json';
-    const request = {
-      method: d.method,
-      url: renderUrlTemplate(d.url, variables),
-      headers,
-      body,
-      timeoutMs: d.timeoutMs,
-      ...(input.signal ? { signal: input.signal } : {}),
-    };
-    let response: FlowHttpResult;
-    let attempts = 0;
-    let totalMs = 0;
-    for (;;) {
-      attempts++;
-      try {
-        response = await outside(() => deps.http(request));
-      } catch (err) {
-        response = { ok: false, status: null, error: messageOf(err), ms: 0 };
+    try {
+      const d = node.data;
+      const headers: Record<string, string> = {};
+      for (const h of d.headers) headers[h.name.trim()] = render(h.value);
+      const body = d.method === 'GET' || !d.body.trim() ? null : renderJsonTemplate(d.body, variables);
+      if (body !== null && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+        headers['content-type'] = 'application/json';
+      const request = {
+        method: d.method,
+        url: renderUrlTemplate(d.url, variables),
+        headers,
+        body,
+        timeoutMs: d.timeoutMs,
+        ...(input.signal ? { signal: input.signal } : {}),
+      };
+      let response: FlowHttpResult;
+      let attempts = 0;
+      let totalMs = 0;
+      for (;;) {
+        attempts++;
+        try {
+          response = await outside(() => deps.http(request));
+          meter.resume();
+        } catch (err) {
+          meter.resume();
+          response = { ok: false, status: null, error: messageOf(err), ms: 0 };
+        }
+        checkLine();
+        totalMs += response.ms;
+        if (response.ok && response.status >= 200 && response.status < 300) break;
+        // Worth another try: the network, a timeout or the server's own failure; never a refusal or a 4xx.
+        const retryable =
+          !response.ok && !response.refused && (response.status === null || response.status >= 500);
+        if (!retryable || attempts > d.retries) break;
       }
-      checkLine();
-      totalMs += response.ms;
-      if (response.ok && response.status >= 200 && response.status < 300) break;
-      // Worth another try: the network, a timeout or the server's own failure; never a refusal or a 4xx.
-      const retryable =
-        !response.ok && !response.refused && (response.status === null || response.status >= 500);
-      if (!retryable || attempts > d.retries) break;
-    }
-    const success = response.ok && response.status >= 200 && response.status < 300;
-    const ms = Math.round(totalMs);
-    setVariable(step, 'http.status', response.status === null ? '' : String(response.status));
-    setVariable(step, 'http.ms', String(ms));
-    let source: unknown;
-    let usedDefault = false;
-    if (success && response.ok) source = response.body;
-    else if (d.defaultResult.trim()) {
-      try {
-        source = JSON.parse(d.defaultResult);
-        usedDefault = true;
-      } catch {
-        source = undefined;
+      const success = response.ok && response.status >= 200 && response.status < 300;
+      const ms = Math.round(totalMs);
+      setVariable(step, 'http.status', response.status === null ? '' : String(response.status));
+      setVariable(step, 'http.ms', String(ms));
+      let source: unknown;
+      let usedDefault = false;
+      if (success && response.ok) source = response.body;
+      else if (d.defaultResult.trim()) {
+        try {
+          source = JSON.parse(d.defaultResult);
+          usedDefault = true;
+        } catch {
+          meter.resume();
+          source = undefined;
+        }
       }
+      if (source !== undefined)
+        for (const m of d.mappings) setVariable(step, m.variable, asVariable(readJsonPath(source, m.path)));
+      const tries = attempts > 1 ? `，共请求 ${attempts} 次` : '';
+      if (success) step.detail = `HTTP ${response.status} · ${ms} ms${tries}`;
+      else {
+        const what = response.ok ? `HTTP ${response.status}` : response.error;
+        step.detail = `${what} · ${ms} ms${tries}${usedDefault ? '，使用默认结果' : ''}`;
+      }
+      return success ? 'success' : 'failure';
+    } finally {
+      meter.pause();
     }
-    if (source !== undefined)
-      for (const m of d.mappings) setVariable(step, m.variable, asVariable(readJsonPath(source, m.path)));
-    const tries = attempts > 1 ? `，共请求 ${attempts} 次` : '';
-    if (success) step.detail = `HTTP ${response.status} · ${ms} ms${tries}`;
-    else {
-      const what = response.ok ? `HTTP ${response.status}` : response.error;
-      step.detail = `${what} · ${ms} ms${tries}${usedDefault ? '，使用默认结果' : ''}`;
-    }
-    return success ? 'success' : 'failure';
   };
 
-  const set: Handler<'set'> = async (node, step) => {
+  const set: Handler<'set'> = (node, step) => {
     const shown: string[] = [];
     for (const a of node.data.assignments) {
       const value = render(a.value);
@@ -701,36 +780,48 @@ export async function runFlow(
   };
 
   const subflow: Handler<'subflow'> = async (node, step) => {
-    const flowId = node.data.flowId;
-    if (!flowId)
-      throw new CallOver('failed', 'system', '未选择子流程', new Error('subflow node without a flow'));
-    if (step.frame.depth >= MAX_SUBFLOW_DEPTH)
-      throw new CallOver(
-        'failed',
-        'system',
-        `子流程嵌套超过 ${MAX_SUBFLOW_DEPTH} 层，通话结束`,
-        new Error(`subflows nested deeper than ${MAX_SUBFLOW_DEPTH}`),
-      );
-    let loaded: LoadedFlow;
     try {
-      loaded = await outside(() => deps.loadSubflow(flowId));
-    } catch (err) {
-      throw new CallOver('failed', 'system', `子流程无法加载：${messageOf(err)}`, err);
+      const flowId = node.data.flowId;
+      if (!flowId)
+        throw new CallOver('failed', 'system', '未选择子流程', new Error('subflow node without a flow'));
+      if (step.frame.depth >= MAX_SUBFLOW_DEPTH)
+        throw new CallOver(
+          'failed',
+          'system',
+          `子流程嵌套超过 ${MAX_SUBFLOW_DEPTH} 层，通话结束`,
+          new Error(`subflows nested deeper than ${MAX_SUBFLOW_DEPTH}`),
+        );
+      let loaded: LoadedFlow;
+      try {
+        loaded = await outside(() => deps.loadSubflow(flowId));
+        meter.resume();
+      } catch (err) {
+        meter.resume();
+        throw new CallOver('failed', 'system', `子流程无法加载：${messageOf(err)}`, err);
+      }
+      checkLine();
+      step.detail = `子流程「${loaded.name}」`;
+      await runGraph(frameOf(loaded, step.frame.depth + 1));
+      meter.resume();
+      step.detail = `子流程「${loaded.name}」已返回`;
+      return 'next';
+    } finally {
+      meter.pause();
     }
-    checkLine();
-    step.detail = `子流程「${loaded.name}」`;
-    await runGraph(frameOf(loaded, step.frame.depth + 1));
-    step.detail = `子流程「${loaded.name}」已返回`;
-    return 'next';
   };
 
   const hangup: Handler<'hangup'> = async (node, step) => {
-    const reason = node.data.reason.trim();
-    step.detail = reason || '挂机';
-    // The decision is made: a caller hanging up during the goodbye changes who hung up, not why.
-    await say(node.data.text, false, false);
-    if (aborted) throw new CallOver('failed', 'system', '通话被中止');
-    throw new CallOver('completed', leg.ended?.by === 'remote' ? 'callee' : 'assistant', '', null, reason);
+    try {
+      const reason = node.data.reason.trim();
+      step.detail = reason || '挂机';
+      // The decision is made: a caller hanging up during the goodbye changes who hung up, not why.
+      await say(node.data.text, false, false);
+      meter.resume();
+      if (aborted) throw new CallOver('failed', 'system', '通话被中止');
+      throw new CallOver('completed', leg.ended?.by === 'remote' ? 'callee' : 'assistant', '', null, reason);
+    } finally {
+      meter.pause();
+    }
   };
 
   const handlers: { [T in FlowNodeType]: Handler<T> } = {
@@ -785,14 +876,19 @@ export async function runFlow(
           );
         checkLine();
         Object.assign(variables, timeVariables(step.startedAt));
-        exit = await runNode(node, step);
+        const pending = runNode(node, step);
+        // A node that never waits answers at once: no await, so no hop to count or lose.
+        exit = typeof pending === 'string' ? pending : await pending;
+        meter.resume();
       } catch (err) {
+        meter.resume();
         const over =
           err instanceof CallOver
             ? err
             : (lineGone() ?? new CallOver('failed', 'system', `流程出错：${messageOf(err)}`, err));
         step.detail = joinDetail(step.detail, over.marked ? '通话在子流程中结束' : over.note);
         over.marked = true;
+        // finishStep leaves the meter paused: the caller (a subflow node, or the top) resumes it.
         await finishStep(step, null);
         throw over;
       }
@@ -811,6 +907,7 @@ export async function runFlow(
         throw over;
       }
       await finishStep(step, exit);
+      meter.resume();
       node = target;
     }
   }
