@@ -5,6 +5,7 @@ import { assistantSource } from '../modules/assistants/call-config';
 import type { ProviderResolver } from '../modules/assistants/test-chat';
 import type { CallRepository } from '../modules/calls/call-repository';
 import { doNotCallList } from '../modules/do-not-call/do-not-call.service';
+import { flowSource } from '../modules/flows/flow-source';
 import { knowledgeSource } from '../modules/knowledge/call-knowledge';
 import type { Embedder } from '../modules/knowledge/embedder';
 import { inboundRoutes } from '../modules/numbers/numbers.service';
@@ -29,6 +30,7 @@ export function createCallPorts(options: {
       options.resolveRecognizer,
       options.resolveSynthesizer,
     ),
+    flows: flowSource(db),
     knowledge: knowledgeSource(db, { embedderFor: options.embedderFor, onError: options.onError }),
     doNotCall: doNotCallList(db),
     recorder: options.repository,
