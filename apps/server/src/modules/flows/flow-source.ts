@@ -3,13 +3,15 @@ import { and, eq } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { callFlows, callFlowVersions } from '../../db/schema';
 import type { FlowSource } from '../../engine/call/ports';
+import type { RecordingStore } from '../../engine/recording/store';
 import { notFound } from '../../lib/errors';
+import { flowAudioSamples } from './flow-audio.service';
 
 /**
  * The engine's view of call flows (engine/call/ports.ts): the graph a call runs, frozen when it
  * starts, so a publish or a rollback during the call changes nothing for it.
  */
-export const flowSource = (db: Database): FlowSource => ({
+export const flowSource = (db: Database, store: RecordingStore | undefined): FlowSource => ({
   async forCall(projectId, flowId, version) {
     const [flow] = await db
       .select({
@@ -33,6 +35,5 @@ export const flowSource = (db: Database): FlowSource => ({
     if (!frozen) throw notFound(`流程「${flow.name}」没有版本 v${wanted}`);
     return { flowId, name: flow.name, version: wanted, graph: flowGraph.parse(frozen.graph) };
   },
-  // Uploaded prompts do not exist yet: a 放音 node speaks its text.
-  audio: async () => null,
+  audio: async (projectId, audioId) => (store ? flowAudioSamples(db, store, projectId, audioId) : null),
 });

@@ -1,8 +1,11 @@
 import {
   envelope,
   errorEnvelope,
+  FLOW_AUDIO_RULES,
   FLOW_IMPORT_MAX_BYTES,
   type FlowTestCallRequest,
+  flowAudio,
+  flowAudioIdParams,
   flowCreateRequest,
   flowDetail,
   flowDraftRequest,
@@ -23,14 +26,17 @@ import {
   projectIdParams,
   testCallStarted,
 } from '@callpilot/contracts';
-import type { FastifyRequest } from 'fastify';
+import fastifyMultipart from '@fastify/multipart';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AppError } from '../../lib/errors';
 import { ok } from '../../lib/reply';
+import { textProblem, textProblemRule } from '../../lib/safe-text';
 import { requireUser } from '../../plugins/auth';
 import { requireProject } from '../../plugins/project-access';
 import type { ModuleOptions } from '../module-options';
+import { deleteFlowAudio, listFlowAudio, readFlowAudio, uploadFlowAudio } from './flow-audio.service';
 import {
   copyFlow,
   createFlow,
@@ -63,6 +69,9 @@ type FlowTestCallStarter = {
   ) => Promise<{ callId: string }>;
 };
 
+const sendWav = (reply: FastifyReply, wav: Buffer) =>
+  reply.header('content-type', 'audio/wav').header('cache-control', 'no-store').send(wav);
+
 /** The first problem of an import file, as a person reads it: where in the file, and what. */
 function importProblem(req: FastifyRequest): string | null {
   const failure = req.validationError as
@@ -75,7 +84,7 @@ function importProblem(req: FastifyRequest): string | null {
   return field ? importFilePlace(field, message) : `导入文件格式不正确：${message}`;
 }
 
-/** 通话流程: flows, their versions, import/export, statistics and 模拟来电. */
+/** 通话流程: flows, their versions, import/export, statistics, uploaded prompts and 模拟来电. */
 export const flowsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, runtime }) => {
   const tags = ['通话流程'];
   const security = [{ bearerAuth: [] }];
@@ -336,6 +345,119 @@ export const flowsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { d
       const starter = runtime as FlowTestCallStarter;
       if (!starter.startFlowTestCall) throw new AppError(503, 'SERVICE_UNAVAILABLE', '模拟来电暂不可用');
       return ok(await starter.startFlowTestCall(project.id, req.params.flowId, req.body));
+    },
+  );
+
+  // ---- Uploaded prompts (放音 audio) ----------------------------------------------------------
+
+  const audioBase = `${base}/audio`;
+  const audioOne = `${audioBase}/:audioId`;
+
+  app.get(
+    audioBase,
+    {
+      schema: {
+        tags,
+        security,
+        summary: '放音音频列表',
+        params: projectIdParams,
+        response: { 200: envelope(z.array(flowAudio)), ...guarded },
+      },
+    },
+    async (req) => ok(await listFlowAudio(db, requireProject(req).id)),
+  );
+
+  // Multipart is read by the upload only: every other route keeps refusing it (415).
+  await app.register(async (uploads) => {
+    await uploads.register(fastifyMultipart, {
+      limits: { fileSize: FLOW_AUDIO_RULES.maxBytes + 1, files: 1, fields: 5, parts: 6 },
+      throwFileSizeLimit: false,
+      attachFieldsToBody: false,
+    });
+    uploads.post(
+      audioBase,
+      {
+        schema: {
+          tags,
+          security,
+          summary: `上传放音音频（multipart/form-data：file 为 WAV，任意采样率与声道，不超过 ${FLOW_AUDIO_RULES.maxBytes / 1024 / 1024} MB、${FLOW_AUDIO_RULES.maxSeconds} 秒；name 可选；存为 8 kHz 单声道）`,
+          params: projectIdParams,
+          response: { 200: envelope(flowAudio), ...guarded, 413: errorEnvelope },
+        },
+      },
+      async (req) => {
+        const project = requireProject(req);
+        if (!req.isMultipart())
+          throw new AppError(
+            400,
+            'VALIDATION_FAILED',
+            '请以 multipart/form-data 方式上传（字段 file，可选 name）',
+          );
+        let name: string | undefined;
+        let file: { fileName: string; bytes: Buffer; truncated: boolean } | undefined;
+        try {
+          for await (const part of req.parts()) {
+            if (part.type === 'file') {
+              const bytes = await part.toBuffer();
+              if (part.fieldname === 'file' && !file)
+                file = { fileName: part.filename, bytes, truncated: part.file.truncated };
+            } else if (part.fieldname === 'name' && typeof part.value === 'string') {
+              name = part.value;
+            }
+          }
+        } catch (err) {
+          const code = (err as { code?: unknown }).code;
+          if (code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT')
+            throw new AppError(413, 'PAYLOAD_TOO_LARGE', '字段 file：只能上传一个音频文件');
+          req.log.info({ err: { code } }, 'malformed multipart body');
+          throw new AppError(400, 'VALIDATION_FAILED', '字段 file：上传内容不完整或格式不正确，请重新上传');
+        }
+        for (const [field, value] of [
+          ['name', name ?? ''],
+          ['file', file?.fileName ?? ''],
+        ] as const) {
+          const problem = textProblem(value);
+          if (problem)
+            throw new AppError(400, 'VALIDATION_FAILED', `字段 ${field}：${textProblemRule[problem]}`);
+        }
+        return ok(
+          await uploadFlowAudio(db, runtime.recordings, project.id, requireUser(req).id, { name, file }),
+        );
+      },
+    );
+  });
+
+  app.get(
+    audioOne,
+    {
+      schema: {
+        tags,
+        security,
+        summary: '下载放音音频（audio/wav，8 kHz 单声道）',
+        params: flowAudioIdParams,
+        response: guarded,
+      },
+    },
+    async (req, reply) => {
+      const wav = await readFlowAudio(db, runtime.recordings, requireProject(req).id, req.params.audioId);
+      return sendWav(reply, wav);
+    },
+  );
+
+  app.delete(
+    audioOne,
+    {
+      schema: {
+        tags,
+        security,
+        summary: '删除放音音频（流程的已发布版本正在播放时拒绝）',
+        params: flowAudioIdParams,
+        response: { 200: envelope(z.null()), ...guarded, 409: errorEnvelope },
+      },
+    },
+    async (req) => {
+      await deleteFlowAudio(db, runtime.recordings, requireProject(req).id, req.params.audioId);
+      return ok(null);
     },
   );
 };
