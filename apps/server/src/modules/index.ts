@@ -6,6 +6,7 @@ import { callsRoutes } from './calls/calls.routes';
 import { demoMockRoutes } from './demo/demo-mock.routes';
 import { doNotCallRoutes } from './do-not-call/do-not-call.routes';
 import { flowSimulationRoutes } from './flows/flow-simulation.routes';
+import { flowsRoutes } from './flows/flows.routes';
 import { healthRoutes } from './health/health.routes';
 import { knowledgeRoutes } from './knowledge/knowledge.routes';
 import { llmProvidersRoutes } from './llm-providers/llm-providers.routes';
@@ -41,10 +42,11 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   speechSettingsRoutes,
   callsRoutes,
   numbersRoutes,
+  flowsRoutes,
+  flowSimulationRoutes,
   trunksRoutes,
   tasksRoutes,
   taskImportRoutes,
   voiceClonesRoutes,
-  flowSimulationRoutes,
   demoMockRoutes,
 ];
