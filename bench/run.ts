@@ -6,6 +6,7 @@ import { brainBenchmark } from './src/brain';
 import { bundleBenchmark } from './src/bundle';
 import { callsBenchmark, engineBenchmark } from './src/calls';
 import { dialerBenchmark } from './src/dialer';
+import { flowEditorBenchmark } from './src/flow-editor';
 import { httpBenchmark } from './src/http';
 import { inboundBenchmark } from './src/inbound';
 import { knowledgeBenchmark } from './src/knowledge';
@@ -57,6 +58,11 @@ const benchmarks: Benchmark[] = [
     about:
       'per-turn overhead p99 with 500 concurrent inbound calls, and no call admitted beyond concurrentCallin',
     run: inboundBenchmark,
+  },
+  {
+    name: 'flow-editor',
+    about: 'a 200-node call flow opens and becomes editable in Chromium, against a 10-node flow',
+    run: flowEditorBenchmark,
   },
   {
     name: 'sip',
