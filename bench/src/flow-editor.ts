@@ -160,7 +160,8 @@ const CANVAS_READY = (count: number) => `(() => {
   if (!viewport || new DOMMatrixReadOnly(getComputedStyle(viewport).transform).isIdentity) return false;
   const nodes = document.querySelectorAll('.react-flow__node');
   if (nodes.length !== ${count}) return false;
-  for (const node of nodes) if (getComputedStyle(node).visibility === 'hidden') return false;
+  // xyflow hides a node (inline style) until it has measured it; reading styles would force layouts.
+  for (const node of nodes) if (node.style.visibility === 'hidden') return false;
   return performance.now();
 })()`;
 
@@ -195,7 +196,7 @@ async function openByLoad(page: Page, baseUrl: string, flow: FlowDetail): Promis
 
 /** From the flow list's 编辑, as users open it: an in-app navigation in the running console. */
 async function openInApp(page: Page, baseUrl: string, flow: FlowDetail): Promise<Timing> {
-  await page.goto(`${baseUrl}/ivr/trunks`, { waitUntil: 'networkidle' });
+  await page.goto(`${baseUrl}/ivr/list`, { waitUntil: 'networkidle' });
   // A string: bench has no DOM typings. The data router listens for popstate.
   const started = (await page.evaluate(
     `(() => { const t = performance.now(); history.pushState({}, '', '/ivr/edit/${flow.id}'); dispatchEvent(new PopStateEvent('popstate', { state: {} })); return t; })()`,

@@ -32,6 +32,11 @@ const edgeTypes = { exit: FlowEdgeView };
 const SNAP_GRID: [number, number] = [16, 16];
 const DELETE_KEYS = ['Backspace', 'Delete'];
 const FIT_VIEW_OPTIONS = { maxZoom: 1, padding: 0.15 };
+/**
+ * From this many nodes the canvas draws only what is in view: panning and dragging in a big flow
+ * then touch a screenful of nodes. A small flow is all in view anyway, and skips the bookkeeping.
+ */
+const CULL_FROM_NODES = 100;
 const ARIA_LABELS = {
   'node.a11yDescription.default': '按回车或空格选中节点，按 Delete 删除，按 Esc 取消。',
   'node.a11yDescription.keyboardDisabled':
@@ -291,7 +296,7 @@ export function FlowCanvas() {
         fitViewOptions={FIT_VIEW_OPTIONS}
         minZoom={0.2}
         maxZoom={2}
-        onlyRenderVisibleElements
+        onlyRenderVisibleElements={graph.nodes.length >= CULL_FROM_NODES}
         ariaLabelConfig={ARIA_LABELS}
       >
         <Background variant={BackgroundVariant.Dots} gap={16} size={1} />

@@ -1,7 +1,6 @@
 import { FLOW_NODE_LABELS, type FlowNode, flowNodeExits, flowNodeTitle } from '@callpilot/contracts';
 import { Handle, type Node, type NodeProps, Position, useUpdateNodeInternals } from '@xyflow/react';
 import { memo, useEffect, useMemo, useRef } from 'react';
-import { cn } from '@/lib/utils';
 import { NODE_META, nodeSummary, useFlowLookups } from './node-meta';
 import { useFlowEditorStore } from './store';
 
@@ -9,6 +8,7 @@ import { useFlowEditorStore } from './store';
 export type FlowCanvasNode = Node<{ node: FlowNode }>;
 
 const percent = (share: number) => `${Math.round(share * 100)}%`;
+const HIGHLIGHT_RING = { path: ' ring-2 ring-sky-300', active: ' ring-4 ring-emerald-400' } as const;
 
 /**
  * One node on the canvas: type, name, a line on its settings and a handle per exit. Memoised and
@@ -42,12 +42,9 @@ function FlowNodeCard({ id, data, selected }: NodeProps<FlowCanvasNode>) {
 
   return (
     <div
-      className={cn(
-        'w-[240px] rounded-lg border bg-white text-left shadow-sm transition-shadow',
-        selected ? 'border-blue-500 shadow-md' : 'border-gray-200',
-        highlight === 'path' && 'ring-2 ring-sky-300',
-        highlight === 'active' && 'ring-4 ring-emerald-400',
-      )}
+      className={`w-[240px] rounded-lg border bg-white text-left transition-shadow ${
+        selected ? 'border-blue-500 shadow-md' : 'border-gray-200 shadow-sm'
+      }${highlight ? HIGHLIGHT_RING[highlight] : ''}`}
     >
       {node.type !== 'start' && (
         <Handle

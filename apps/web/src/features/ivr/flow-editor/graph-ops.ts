@@ -6,7 +6,6 @@ import {
   flowNode,
   flowNodeExits,
 } from '@callpilot/contracts';
-import { Graph, layout } from '@dagrejs/dagre';
 
 // Pure operations on the contracts' FlowGraph: the store records each result as one undo step.
 
@@ -231,11 +230,13 @@ export function estimateNodeSize(node: FlowNode): NodeSize {
  * Left-to-right layers from the start node (dagre). Nodes the start cannot reach are hung off it
  * for the layout only, so the start stays alone in the first column whatever the graph holds.
  */
-export function layoutGraph(
+export async function layoutGraph(
   graph: FlowGraph,
   sizeOf: (node: FlowNode) => NodeSize = estimateNodeSize,
-): FlowGraph {
+): Promise<FlowGraph> {
   if (graph.nodes.length === 0) return graph;
+  // Loaded on first use: opening a flow does not wait for the layout engine.
+  const { Graph, layout } = await import('@dagrejs/dagre');
   const g = new Graph({ multigraph: true });
   g.setGraph({ rankdir: 'LR', nodesep: 36, ranksep: 110, marginx: 24, marginy: 24 });
   g.setDefaultEdgeLabel(() => ({}));

@@ -78,7 +78,8 @@ export type FlowEditorState = {
   deleteElements: (nodeIds: string[], edgeIds: string[]) => { refusedStart: boolean };
   copySelection: () => number;
   paste: () => { pasted: number; skippedStart: boolean } | null;
-  autoLayout: (sizeOf?: (node: FlowNode) => NodeSize) => void;
+  /** Resolves once the laid-out graph is committed (the layout engine loads on first use). */
+  autoLayout: (sizeOf?: (node: FlowNode) => NodeSize) => Promise<void>;
   setIssues: (graph: FlowGraph, issues: FlowIssue[]) => void;
   setStats: (stats: FlowNodeStats | null) => void;
   setHighlight: (path: string[], active: string | null) => void;
@@ -275,9 +276,11 @@ export const useFlowEditorStore = create<FlowEditorState>()((set, get) => ({
     return { pasted: result.pastedIds.length, skippedStart: result.skippedStart };
   },
 
-  autoLayout: (sizeOf) => {
-    const { graph, commit } = get();
-    commit(layoutGraph(graph, sizeOf));
+  autoLayout: async (sizeOf) => {
+    const graph = get().graph;
+    const laidOut = await layoutGraph(graph, sizeOf);
+    // An edit made while the layout engine loaded wins: the layout was of a graph that is gone.
+    if (get().graph === graph) get().commit(laidOut);
   },
 
   setIssues: (graph, issues) => set({ issues, issueCounts: countIssues(issues), issuesOf: graph }),

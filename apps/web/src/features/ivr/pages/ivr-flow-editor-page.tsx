@@ -120,8 +120,8 @@ function FlowEditor({ projectId, flow }: { projectId: string; flow: FlowDetail }
     setTool(dialog);
   };
 
-  const autoLayout = () => {
-    useFlowEditorStore.getState().autoLayout((node) => {
+  const autoLayout = async () => {
+    await useFlowEditorStore.getState().autoLayout((node) => {
       const measured = getInternalNode(node.id)?.measured;
       return measured?.width && measured.height
         ? { width: measured.width, height: measured.height }
@@ -161,7 +161,7 @@ function FlowEditor({ projectId, flow }: { projectId: string; flow: FlowDetail }
           flow={flow}
           saving={save.isPending}
           onSave={() => void saveWithNotice()}
-          onAutoLayout={autoLayout}
+          onAutoLayout={() => void autoLayout()}
           onPublish={() => void openAfterSaving('publish')}
           onSimulate={() => setSimulating((open) => !open)}
           simulating={simulating}

@@ -63,10 +63,11 @@ export function Field({
       htmlFor={id}
       validateStatus={error ? 'error' : undefined}
       help={error}
-      extra={extra}
       className="!mb-3"
     >
       {children(id)}
+      {/* Not Form.Item's `extra`: antd measures that box on every render, a forced layout of the whole canvas. */}
+      {extra && !error && <div className="mt-1 text-xs leading-5 text-gray-500">{extra}</div>}
     </Form.Item>
   );
 }
