@@ -83,6 +83,26 @@ function TimeInput({
   );
 }
 
+function WeekdayPicker({
+  label,
+  days,
+  onChange,
+}: {
+  label: string;
+  days: number[];
+  onChange: (days: number[]) => void;
+}) {
+  return (
+    <fieldset aria-label={label}>
+      <Checkbox.Group
+        options={WEEKDAYS}
+        value={days}
+        onChange={(next) => onChange([...(next as number[])].sort())}
+      />
+    </fieldset>
+  );
+}
+
 function WindowEditor({
   window,
   label,
@@ -96,11 +116,10 @@ function WindowEditor({
 }) {
   return (
     <div className="rounded border border-dashed border-gray-200 p-2">
-      <Checkbox.Group
-        aria-label={`${label}星期`}
-        options={WEEKDAYS}
-        value={window.days}
-        onChange={(days) => onChange({ ...window, days: [...(days as number[])].sort() })}
+      <WeekdayPicker
+        label={`${label}星期`}
+        days={window.days}
+        onChange={(days) => onChange({ ...window, days })}
       />
       <div className="mt-2 flex items-center gap-2">
         <TimeInput
@@ -217,11 +236,10 @@ function RuleEditor({
       );
     case 'weekday':
       return (
-        <Checkbox.Group
-          aria-label={`${label}星期`}
-          options={WEEKDAYS}
-          value={rule.days}
-          onChange={(days) => onChange({ ...rule, days: [...(days as number[])].sort() })}
+        <WeekdayPicker
+          label={`${label}星期`}
+          days={rule.days}
+          onChange={(days) => onChange({ ...rule, days })}
         />
       );
     case 'business_hours':

@@ -209,7 +209,8 @@ export function HttpForm({ node, errors, set }: NodeFormProps<'http'>) {
           </div>
         )}
       </Field>
-      {node.data.method !== 'GET' && (
+      {/* Shown for GET too while a body is left over, so the rule that refuses it can be acted on. */}
+      {(node.data.method !== 'GET' || node.data.body !== '') && (
         <TemplateField
           label="请求体（JSON）"
           value={node.data.body}
