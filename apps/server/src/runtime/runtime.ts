@@ -308,16 +308,16 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
   }
 
   /**
-   * The assistant's voice and ears on a real line: its voice with the project's fallback voice
-   * behind it, its recogniser (or the project's primary) with the project's fallback recogniser,
-   * and the project's timeouts (语音配置).
+   * A voice and ears on a real line (an assistant's, or a flow's settings): the voice with the
+   * project's fallback voice behind it, the recogniser (or the project's primary) with the
+   * project's fallback recogniser, and the project's timeouts (语音配置).
    */
   function lineMedia(_line: SipRuntime): NonNullable<CallDeps['legMedia']> {
-    return async (projectId, assistant) => {
+    return async (projectId, speech) => {
       const settings = await ports.assistants.speechSettings(projectId).catch(() => speechSettings.parse({}));
       const onFallback = (kind: 'recognition' | 'synthesis', err: unknown) =>
         log.warn({ err, projectId, kind }, 'speech provider failed, fallback used');
-      const heard = await recognizerFor(ports.assistants, projectId, assistant.config, {
+      const heard = await recognizerFor(ports.assistants, projectId, speech, {
         clock,
         timeoutMs: settings.recognitionTimeoutMs,
       }).catch((err: unknown) => {
@@ -337,7 +337,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
             })
           : heard;
 
-      const { voice } = assistant.config;
+      const { voice } = speech;
       const resolve = (named: NamedVoice) =>
         voices.resolve(projectId, named).catch((err: unknown) => {
           log.warn({ err, projectId, provider: named.provider }, 'voice unavailable');
@@ -360,7 +360,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
         fallback: fallback ?? null,
         firstAudioTimeoutMs: settings.synthesisTimeoutMs,
         recognizer,
-        hotwords: assistant.config.hearing.hotwords.join(' ') || undefined,
+        hotwords: speech.hearing.hotwords.join(' ') || undefined,
         normalize: normalizeForSpeech,
         onFallback,
       });

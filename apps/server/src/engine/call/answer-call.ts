@@ -91,7 +91,7 @@ export async function answerCall(
     connect: async () => {
       // The caller gave up while it rang: for them, nobody answered.
       if (offer.cancelled.aborted) return { outcome: 'no_answer' };
-      const media = deps.legMedia ? await io(deps.legMedia(route.projectId, assistant)) : undefined;
+      const media = deps.legMedia ? await io(deps.legMedia(route.projectId, assistant.config)) : undefined;
       return { leg: await offer.answer(media) };
     },
   });

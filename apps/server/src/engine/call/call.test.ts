@@ -82,6 +82,9 @@ function ports(options: { route?: InboundRoute | null; providerUrl?: string; cfg
       turn: async () => {
         if (memory.writes.at(-1) !== 'turn') memory.writes.push('turn');
       },
+      flowStep: async () => {
+        memory.writes.push('step');
+      },
       end: async (_p, id, end) => {
         Object.assign(memory.calls.get(id)!, { status: 'ended', endReason: end.endReason });
         memory.writes.push(`end ${end.endReason}`);
