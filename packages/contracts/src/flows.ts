@@ -22,6 +22,7 @@ export const FLOW_NODE_TYPES = [
   'http',
   'set',
   'subflow',
+  'return',
   'hangup',
 ] as const;
 export const flowNodeType = z.enum(FLOW_NODE_TYPES, { error: '节点类型不支持' });
@@ -40,6 +41,7 @@ export const FLOW_NODE_LABELS: Record<FlowNodeType, string> = {
   http: 'HTTP 请求',
   set: '设置变量',
   subflow: '子流程',
+  return: '返回上级流程',
   hangup: '挂机',
 };
 
@@ -346,6 +348,9 @@ export const subflowNodeData = z.object({
   flowId: z.string().max(64).default(''),
 });
 
+/** Ends a subflow: the calling flow continues after its 子流程 node (in a flow called directly, the call ends). */
+export const returnNodeData = z.object({});
+
 export const hangupNodeData = z.object({
   /** Said before hanging up ('' none). */
   text: prompt('挂机前放音'),
@@ -405,6 +410,7 @@ export const flowNode = z.discriminatedUnion(
       type: z.literal('subflow'),
       data: subflowNodeData.default(subflowNodeData.parse({})),
     }),
+    z.object({ ...nodeBase, type: z.literal('return'), data: returnNodeData.default({}) }),
     z.object({
       ...nodeBase,
       type: z.literal('hangup'),
@@ -499,6 +505,7 @@ export function flowNodeExits(node: FlowNode): FlowExit[] {
         { id: 'success', label: '成功' },
         { id: 'failure', label: '失败' },
       ];
+    case 'return':
     case 'hangup':
       return [];
   }

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { validateFlow } from '@callpilot/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../clock';
 import { createFlowHttpClient } from './http-client';
@@ -474,6 +475,40 @@ describe('subflow node', () => {
     expect(heard(result)).toEqual(['这里是子流程。', '回到主流程，结果已查询13800138000。']);
     expect(result).toMatchObject({ endReason: 'completed', endLabel: '主流程结束' });
     expect(steps.map((s) => s.step)).toEqual(result.path);
+  });
+
+  it('a 返回上级流程 node returns from a subflow that passes validation, and ends a flow called directly', async () => {
+    const published = buildFlow(
+      [
+        ['start', 'start'],
+        ['say', 'play', { text: '这里是子流程。' }],
+        ['ret', 'return'],
+      ],
+      [
+        ['start', 'next', 'say'],
+        ['say', 'next', 'ret'],
+      ],
+      { flowId: 'flow-sub', name: '查询' },
+    );
+    // Unlike a loose end, the return node lets the subflow itself be published.
+    expect(validateFlow(published.graph).filter((i) => i.severity === 'error')).toEqual([]);
+    const called = await runScripted({ flow: main, deps: { loadSubflow: async () => published } });
+    expect(route(called.result)).toEqual([
+      'start:next',
+      'start:next',
+      'say:next',
+      'ret:-',
+      'sub:next',
+      'back:next',
+      'bye:-',
+    ]);
+    expect(called.result.path[3]).toMatchObject({ nodeType: 'return', detail: '返回上级流程', exit: null });
+    expect(called.result).toMatchObject({ endReason: 'completed', endLabel: '主流程结束' });
+
+    const direct = await runScripted({ flow: published });
+    expect(route(direct.result)).toEqual(['start:next', 'say:next', 'ret:-']);
+    expect(direct.result.path[2]?.detail).toBe('流程结束');
+    expect(direct.result).toMatchObject({ endReason: 'completed', hangupBy: 'assistant' });
   });
 
   it("a subflow's hangup ends the call; the subflow node has no exit", async () => {

@@ -824,6 +824,12 @@ export async function runFlow(
     }
   };
 
+  /** No exit: the walk returns to the calling flow, or ends the call in a flow called directly. */
+  const returnNode: Handler<'return'> = (_node, step) => {
+    step.detail = '返回上级流程';
+    return 'return';
+  };
+
   const handlers: { [T in FlowNodeType]: Handler<T> } = {
     start,
     play,
@@ -838,6 +844,7 @@ export async function runFlow(
     http,
     set,
     subflow,
+    return: returnNode,
     hangup,
   };
   const runNode = (node: FlowNode, step: StepDraft) =>
@@ -897,11 +904,12 @@ export async function runFlow(
       if (!target) {
         // A subflow's loose end is its return to the flow that called it.
         if (frame.depth > 0) {
-          await finishStep(step, exit);
+          await finishStep(step, node.type === 'return' ? null : exit);
           return;
         }
-        step.detail = joinDetail(step.detail, '流程未连接下一步');
-        await finishStep(step, exit);
+        if (node.type === 'return') step.detail = '流程结束';
+        else step.detail = joinDetail(step.detail, '流程未连接下一步');
+        await finishStep(step, node.type === 'return' ? null : exit);
         const over = new CallOver('completed', 'assistant', '');
         over.marked = true;
         throw over;
