@@ -187,6 +187,8 @@ interface CarrierCall {
   session?: InviteSession;
   /** In-dialog requests the carrier side got, by method. */
   requests: string[];
+  /** The last REFER's Referred-By. */
+  referredBy?: string;
 }
 
 /** What the carrier does with each number, set per test. */
@@ -231,6 +233,7 @@ function serveInDialog(call: CarrierCall, session: InviteSession) {
   session.handlers.onRequest = (request: SipRequest) => {
     call.requests.push(request.method);
     if (request.method !== 'REFER') return 405;
+    call.referredBy = request.headers.get('Referred-By');
     if (carrierPlan.refer === 'refuse') return 405;
     const cseq = request.headers.get('CSeq')?.split(' ')[0];
     setTimeout(() => {
@@ -526,7 +529,9 @@ describe('transfer when the line takes REFER', () => {
     carrierPlan.refer = 'accept-busy';
     const { leg, call } = await outboundCall('refer-busy');
     const before = carrierPlan.calls.length;
-    const outcome = await leg.transfer('8001');
+    const outcome = await leg.transfer('8001', { callerId: CALLER });
+    // The number the flow chose for the agent to see goes with the REFER.
+    expect(parseUri(parseNameAddr(call.referredBy ?? '')?.uri ?? '')?.user).toBe(CALLER);
     expect(outcome.ok).toBe(false);
     expect(outcome.detail).toContain('486');
     // An IVR flow takes its 忙线 branch.
