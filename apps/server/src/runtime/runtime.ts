@@ -18,7 +18,6 @@ import type { CallPorts } from '../engine/call/ports';
 import { type CallDeps, placeCall, SIM_CALLER_NUMBER } from '../engine/call/run-call';
 import { type Clock, systemClock } from '../engine/clock';
 import type { Dialer } from '../engine/dialer/dialer';
-import { createFlowHttpClient } from '../engine/flow/http-client';
 import { LocalRecordingStore, type RecordingStore } from '../engine/recording/store';
 import { cachedSynthesizer } from '../engine/speech/cache';
 import { createEspeakSynthesizer } from '../engine/speech/espeak';
@@ -63,6 +62,7 @@ import {
   seedDemoCalls,
 } from './demo-calls';
 import { ensureDemoTasks } from './demo-tasks';
+import { flowHttpFor } from './flow-http';
 import { LiveCalls } from './live-calls';
 import { RecordingWorker } from './recording-worker';
 import { type SipRuntime, startSipRuntime } from './sip-runtime';
@@ -209,17 +209,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
   /** Real phone lines, when this process runs them (TELEPHONY=sip): started in start(). */
   let sip: SipRuntime | null = null;
 
-  /**
-   * Flows' HTTP nodes: private addresses refused unless the operator allows them, except the
-   * demo's built-in mock endpoint on this very server.
-   */
-  const flowHttp = createFlowHttpClient({
-    allowPrivate: env.FLOW_HTTP_ALLOW_PRIVATE,
-    allow: (url) =>
-      ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) &&
-      url.port === String(env.PORT) &&
-      url.pathname.startsWith('/api/demo-mock/'),
-  });
+  const flowHttp = flowHttpFor(env);
 
   const callDeps = (own: { clock: Clock; carrier: SimCarrier }): CallDeps => ({
     ports,
