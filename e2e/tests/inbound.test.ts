@@ -73,8 +73,10 @@ describe('inbound calls', () => {
     context = opened.context;
     const p = opened.page;
 
-    // 1. 号码管理: the sidebar's 通话流程 opens it.
+    // 1. 号码管理: a tab of the section the sidebar's 通话流程 opens (on its flow list).
     await p.getByRole('link', { name: '通话流程', exact: true }).click();
+    await p.waitForURL((url) => url.pathname === '/ivr/list');
+    await p.getByRole('navigation', { name: '通话流程导航' }).getByRole('link', { name: '号码管理' }).click();
     await p.waitForURL((url) => url.pathname === '/ivr/numbers');
     await expectVisible(p.getByRole('heading', { name: '号码管理' }), 'the numbers page');
 

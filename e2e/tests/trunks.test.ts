@@ -68,7 +68,7 @@ async function exitOf(sipp: SippRun, ms = 15_000): Promise<number | string> {
 }
 
 async function openTrunksPage(p: Page) {
-  // The sidebar's 通话流程 opens 号码管理; 线路管理 is a tab of that section.
+  // The sidebar's 通话流程 opens the flow list; 线路管理 is a tab of that section.
   await p.getByRole('link', { name: '通话流程', exact: true }).click();
   await p.waitForURL((url) => url.pathname.startsWith('/ivr/'));
   await p.getByRole('navigation', { name: '通话流程导航' }).getByRole('link', { name: '线路管理' }).click();

@@ -83,4 +83,13 @@ describe('parseEnv', () => {
       expect(line).toContain(`(got ${JSON.stringify(bad)})`);
     }
   });
+
+  it('keeps call flows off private addresses unless FLOW_HTTP_ALLOW_PRIVATE says otherwise', () => {
+    expect(parseEnv({}).FLOW_HTTP_ALLOW_PRIVATE).toBe(false);
+    expect(parseEnv({ FLOW_HTTP_ALLOW_PRIVATE: 'true' }).FLOW_HTTP_ALLOW_PRIVATE).toBe(true);
+    expect(parseEnv({ FLOW_HTTP_ALLOW_PRIVATE: '0' }).FLOW_HTTP_ALLOW_PRIVATE).toBe(false);
+    expect(fails({ FLOW_HTTP_ALLOW_PRIVATE: 'sometimes' })[0]).toMatch(
+      /^Invalid environment variable FLOW_HTTP_ALLOW_PRIVATE: must be one of true, false/,
+    );
+  });
 });

@@ -189,6 +189,11 @@ export const envSchema = z.object({
     emptyAsUndefined,
     wholeNumber(1025, 65535, 'must be a port number (1025-65535)').default(20999),
   ),
+  /**
+   * HTTP nodes of call flows may reach private, loopback and link-local addresses (an
+   * intranet CRM). Off by default: a flow's author must not reach the operator's network.
+   */
+  FLOW_HTTP_ALLOW_PRIVATE: z.preprocess(emptyAsUndefined, boolish.default(false)),
   APP_SECRET: z.preprocess(
     emptyAsUndefined,
     z.string().min(32, { error: 'must be at least 32 characters (e.g. openssl rand -hex 32)' }).optional(),

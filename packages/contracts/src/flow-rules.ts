@@ -236,27 +236,42 @@ export function validateFlow(graph: FlowGraph, context: FlowRuleContext = {}): F
   }
   const setBefore = new Map<string, Set<string>>();
   if (starts[0]) {
+    // Worklist fixpoint: each node passes on only the names it learnt since its last visit, so
+    // the work is bounded by edges × variables whatever order the nodes are stored in (a pass
+    // over every node until nothing changes took half a second on a 500-node flow in reverse order).
+    const outputs = new Map(graph.nodes.map((n) => [n.id, flowNodeOutputs(n)]));
+    const fresh = new Map<string, Set<string>>([[starts[0].id, new Set()]]);
+    const visited = new Set<string>();
+    const work = [starts[0].id];
+    const queued = new Set(work);
     setBefore.set(starts[0].id, new Set());
-    // Monotone fixpoint: sets only grow and are bounded by the flow's variables.
-    let changed = true;
-    while (changed) {
-      changed = false;
-      for (const node of graph.nodes) {
-        const known = setBefore.get(node.id);
-        if (!known) continue;
-        const after = new Set([...known, ...flowNodeOutputs(node)]);
-        for (const target of next.get(node.id) ?? []) {
-          const current = setBefore.get(target);
-          if (!current) {
-            setBefore.set(target, new Set(after));
+    while (work.length) {
+      const id = work.pop() as string;
+      queued.delete(id);
+      const learnt = fresh.get(id) ?? new Set<string>();
+      fresh.set(id, new Set());
+      // The first visit passes on everything known here plus what the node sets itself.
+      const passOn = visited.has(id) ? learnt : new Set([...learnt, ...(outputs.get(id) ?? [])]);
+      visited.add(id);
+      for (const target of next.get(id) ?? []) {
+        let known = setBefore.get(target);
+        let changed = false;
+        if (!known) {
+          known = new Set();
+          setBefore.set(target, known);
+          changed = true;
+        }
+        const targetFresh = fresh.get(target) ?? new Set<string>();
+        for (const name of passOn)
+          if (!known.has(name)) {
+            known.add(name);
+            targetFresh.add(name);
             changed = true;
-            continue;
           }
-          for (const name of after)
-            if (!current.has(name)) {
-              current.add(name);
-              changed = true;
-            }
+        fresh.set(target, targetFresh);
+        if (changed && !queued.has(target)) {
+          queued.add(target);
+          work.push(target);
         }
       }
     }

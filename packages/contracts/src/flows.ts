@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { assistantVoice } from './assistants';
-import { entityId, optionalText, requiredText } from './common';
+import { entityId, optionalText, pageQuery, requiredText } from './common';
 
 /**
  * 通话流程 (IVR call flows): the graph the editor draws, the interpreter runs and the call record
@@ -22,6 +22,7 @@ export const FLOW_NODE_TYPES = [
   'http',
   'set',
   'subflow',
+  'return',
   'hangup',
 ] as const;
 export const flowNodeType = z.enum(FLOW_NODE_TYPES, { error: '节点类型不支持' });
@@ -40,6 +41,7 @@ export const FLOW_NODE_LABELS: Record<FlowNodeType, string> = {
   http: 'HTTP 请求',
   set: '设置变量',
   subflow: '子流程',
+  return: '返回上级流程',
   hangup: '挂机',
 };
 
@@ -346,6 +348,9 @@ export const subflowNodeData = z.object({
   flowId: z.string().max(64).default(''),
 });
 
+/** Ends a subflow: the calling flow continues after its 子流程 node (in a flow called directly, the call ends). */
+export const returnNodeData = z.object({});
+
 export const hangupNodeData = z.object({
   /** Said before hanging up ('' none). */
   text: prompt('挂机前放音'),
@@ -405,6 +410,7 @@ export const flowNode = z.discriminatedUnion(
       type: z.literal('subflow'),
       data: subflowNodeData.default(subflowNodeData.parse({})),
     }),
+    z.object({ ...nodeBase, type: z.literal('return'), data: returnNodeData.default({}) }),
     z.object({
       ...nodeBase,
       type: z.literal('hangup'),
@@ -499,6 +505,7 @@ export function flowNodeExits(node: FlowNode): FlowExit[] {
         { id: 'success', label: '成功' },
         { id: 'failure', label: '失败' },
       ];
+    case 'return':
     case 'hangup':
       return [];
   }
@@ -634,6 +641,46 @@ export const flowExport = z.object({
 });
 export type FlowExport = z.infer<typeof flowExport>;
 
+export const flowIdParams = z.object({
+  projectId: entityId('项目 ID'),
+  flowId: entityId('流程 ID'),
+});
+export const flowVersionParams = flowIdParams.extend({
+  version: z.coerce
+    .number({ error: '版本号须为数字' })
+    .int({ error: '版本号须为整数' })
+    .min(1, { error: '版本号至少为 1' }),
+});
+export const flowListQuery = pageQuery.extend({ keyword: optionalText('关键词', 50).optional() });
+export type FlowListQuery = z.infer<typeof flowListQuery>;
+
+/** A flow in pickers (subflow nodes, the numbers' inbound binding). */
+export const flowOption = z.object({
+  id: z.string(),
+  name: z.string(),
+  publishedVersion: z.number().int().nullable(),
+});
+export type FlowOption = z.infer<typeof flowOption>;
+
+/** An uploaded prompt a 放音 node plays (stored as 8 kHz mono WAV). */
+export const flowAudio = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    durationMs: z.number().int(),
+    createdAt: z.iso.datetime(),
+  })
+  .meta({ id: 'FlowAudio' });
+export type FlowAudio = z.infer<typeof flowAudio>;
+export const flowAudioIdParams = z.object({
+  projectId: entityId('项目 ID'),
+  audioId: entityId('音频 ID'),
+});
+/** What an uploaded prompt may be: a WAV (any rate, any channels) of at most 5 MB and 120 s. */
+export const FLOW_AUDIO_RULES = { maxBytes: 5 * 1024 * 1024, maxSeconds: 120, nameMax: 40 } as const;
+/** An import file larger than this is refused before it is parsed. */
+export const FLOW_IMPORT_MAX_BYTES = 2 * 1024 * 1024;
+
 /** Per node of a flow over a date range: the funnel on the canvas. */
 export const flowNodeStats = z.object({
   from: z.iso.datetime(),
@@ -651,8 +698,8 @@ export const flowNodeStats = z.object({
 });
 export type FlowNodeStats = z.infer<typeof flowNodeStats>;
 export const flowStatsQuery = z.object({
-  from: z.iso.datetime({ error: '开始时间格式不正确' }).optional(),
-  to: z.iso.datetime({ error: '结束时间格式不正确' }).optional(),
+  from: z.iso.datetime({ offset: true, error: '开始时间格式不正确' }).optional(),
+  to: z.iso.datetime({ offset: true, error: '结束时间格式不正确' }).optional(),
 });
 
 /**

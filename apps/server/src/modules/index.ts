@@ -4,6 +4,7 @@ import { voicesRoutes } from './assistants/voices.routes';
 import { authRoutes } from './auth/auth.routes';
 import { callsRoutes } from './calls/calls.routes';
 import { doNotCallRoutes } from './do-not-call/do-not-call.routes';
+import { flowsRoutes } from './flows/flows.routes';
 import { healthRoutes } from './health/health.routes';
 import { knowledgeRoutes } from './knowledge/knowledge.routes';
 import { llmProvidersRoutes } from './llm-providers/llm-providers.routes';
@@ -39,6 +40,7 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   speechSettingsRoutes,
   callsRoutes,
   numbersRoutes,
+  flowsRoutes,
   trunksRoutes,
   tasksRoutes,
   taskImportRoutes,

@@ -1,10 +1,12 @@
 import type { Database } from '../db/client';
 import type { CallPorts } from '../engine/call/ports';
+import type { RecordingStore } from '../engine/recording/store';
 import type { RecognizerResolver, SynthesizerResolver } from '../modules/assistants/call-config';
 import { assistantSource } from '../modules/assistants/call-config';
 import type { ProviderResolver } from '../modules/assistants/test-chat';
 import type { CallRepository } from '../modules/calls/call-repository';
 import { doNotCallList } from '../modules/do-not-call/do-not-call.service';
+import { flowSource } from '../modules/flows/flow-source';
 import { knowledgeSource } from '../modules/knowledge/call-knowledge';
 import type { Embedder } from '../modules/knowledge/embedder';
 import { inboundRoutes } from '../modules/numbers/numbers.service';
@@ -19,6 +21,8 @@ export function createCallPorts(options: {
   resolveSynthesizer: SynthesizerResolver;
   embedderFor: (projectId: string) => Promise<Embedder | undefined>;
   sms: SmsSender;
+  /** Where uploaded flow prompts are stored (beside the recordings); absent, none is found (benchmarks). */
+  recordings?: RecordingStore;
   onError: (err: unknown, context: string) => void;
 }): CallPorts {
   const { db } = options;
@@ -29,6 +33,7 @@ export function createCallPorts(options: {
       options.resolveRecognizer,
       options.resolveSynthesizer,
     ),
+    flows: flowSource(db, options.recordings),
     knowledge: knowledgeSource(db, { embedderFor: options.embedderFor, onError: options.onError }),
     doNotCall: doNotCallList(db),
     recorder: options.repository,

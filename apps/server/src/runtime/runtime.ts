@@ -151,6 +151,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     resolveSynthesizer: synthesizerResolver(db, env),
     embedderFor,
     sms: providers.sms,
+    recordings,
     onError: (err, context) => log.warn({ err, context }, 'call step failed'),
   });
 

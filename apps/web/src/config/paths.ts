@@ -13,6 +13,7 @@ export const paths = {
   ivr: '/ivr',
   /** 号码管理: the project's numbers and which assistant answers each (linked from the assistant editor). */
   ivrNumbers: '/ivr/numbers',
+  /** 通话流程: the project's IVR call flows. */
   ivrFlows: '/ivr/list',
   /** 线路管理: the project's SIP trunks. */
   ivrTrunks: '/ivr/trunks',
@@ -27,6 +28,9 @@ export const paths = {
   developerOptions: '/developer-options',
   settings: '/settings',
 } as const;
+
+/** The flow editor of one flow (/ivr/edit/:flowId). */
+export const ivrFlowEditPath = (flowId: string) => `/ivr/edit/${encodeURIComponent(flowId)}`;
 
 /** The login URL that brings the user back to `returnTo` (path + query) after signing in. */
 export function loginHref(returnTo?: string): string {

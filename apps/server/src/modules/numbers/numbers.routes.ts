@@ -96,7 +96,7 @@ export const numbersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, {
         tags,
         security,
         summary:
-          '呼入接听：把号码的来电交给小助手（其已发布版本接听），assistantId 为 null 时解除绑定（所有者或管理员）',
+          '呼入接听：把号码的来电交给小助手或通话流程（其已发布版本接听，二者选一），都为 null 时解除绑定（所有者或管理员）',
         params: numberParams,
         body: projectNumberInboundRequest,
         response: { 200: envelope(projectNumber), ...guarded, 409: errorEnvelope },
@@ -105,7 +105,7 @@ export const numbersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, {
     async (req) => {
       const project = requireProject(req);
       assertCanManageNumbers(project);
-      return ok(await bindInbound(db, project.id, req.params.number, req.body.assistantId));
+      return ok(await bindInbound(db, project.id, req.params.number, req.body));
     },
   );
 

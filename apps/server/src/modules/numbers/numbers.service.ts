@@ -1,11 +1,12 @@
 import type { ProjectNumber } from '@callpilot/contracts';
-import { and, asc, eq, inArray, isNotNull, isNull, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, isNull, ne, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { assistants, callTasks, projectLimits, projectNumbers, sipTrunks } from '../../db/schema';
+import { assistants, callFlows, callTasks, projectLimits, projectNumbers, sipTrunks } from '../../db/schema';
 import type { InboundRoutes } from '../../engine/call/ports';
 import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
 import { normalizePhone } from '../../lib/phone';
 import type { ProjectAccess } from '../../plugins/project-access';
+import { assertBindableFlow } from '../flows/flows.service';
 
 type NumberRow = typeof projectNumbers.$inferSelect;
 
@@ -25,7 +26,7 @@ const toNumber = (
   createdAt: row.createdAt.toISOString(),
 });
 
-/** A number with the names of the assistant answering it and of its trunk. */
+/** A number with the names of the assistant or flow answering it and of its trunk. */
 async function withNames(db: Database, row: NumberRow): Promise<ProjectNumber> {
   const [assistant] = row.inboundAssistantId
     ? await db
@@ -34,10 +35,17 @@ async function withNames(db: Database, row: NumberRow): Promise<ProjectNumber> {
         .where(eq(assistants.id, row.inboundAssistantId))
         .limit(1)
     : [];
+  const [flow] = row.inboundFlowId
+    ? await db
+        .select({ name: callFlows.name })
+        .from(callFlows)
+        .where(and(eq(callFlows.projectId, row.projectId), eq(callFlows.id, row.inboundFlowId)))
+        .limit(1)
+    : [];
   const [trunk] = row.trunkId
     ? await db.select({ name: sipTrunks.name }).from(sipTrunks).where(eq(sipTrunks.id, row.trunkId)).limit(1)
     : [];
-  return toNumber(row, { assistantName: assistant?.name, trunkName: trunk?.name });
+  return toNumber(row, { assistantName: assistant?.name, flowName: flow?.name, trunkName: trunk?.name });
 }
 
 /**
@@ -69,9 +77,18 @@ export function callerNumberOrThrow(raw: string, field = 'number'): string {
 
 export async function listNumbers(db: Database, projectId: string): Promise<ProjectNumber[]> {
   const rows = await db
-    .select({ number: projectNumbers, assistantName: assistants.name, trunkName: sipTrunks.name })
+    .select({
+      number: projectNumbers,
+      assistantName: assistants.name,
+      flowName: callFlows.name,
+      trunkName: sipTrunks.name,
+    })
     .from(projectNumbers)
     .leftJoin(assistants, eq(assistants.id, projectNumbers.inboundAssistantId))
+    .leftJoin(
+      callFlows,
+      and(eq(callFlows.projectId, projectNumbers.projectId), eq(callFlows.id, projectNumbers.inboundFlowId)),
+    )
     .leftJoin(sipTrunks, eq(sipTrunks.id, projectNumbers.trunkId))
     .where(eq(projectNumbers.projectId, projectId))
     .orderBy(asc(projectNumbers.createdAt), asc(projectNumbers.number));
@@ -133,15 +150,18 @@ export async function updateNumber(
 }
 
 /**
- * 呼入: the published version of `assistantId` answers calls to the number from now on (null
- * unbinds it). A number reaches one project only, so a number another project has bound is refused.
+ * 呼入: the published version of the assistant or of the call flow answers calls to the number
+ * from now on (both null unbinds it). A number reaches one project only, so a number another
+ * project has bound, to either, is refused.
  */
 export async function bindInbound(
   db: Database,
   projectId: string,
   raw: string,
-  assistantId: string | null,
+  target: { assistantId: string | null; flowId: string | null },
 ): Promise<ProjectNumber> {
+  const { assistantId, flowId } = target;
+  if (assistantId && flowId) throw badRequest('一个号码只能绑定小助手或通话流程中的一个');
   const current = await findNumber(db, projectId, raw);
   if (assistantId) {
     const [assistant] = await db
@@ -159,6 +179,9 @@ export async function bindInbound(
     if (!assistant.publishedVersion) {
       throw badRequest('字段 assistantId：小助手尚未发布，发布后才能接听来电');
     }
+  }
+  if (flowId) await assertBindableFlow(db, projectId, flowId);
+  if (assistantId || flowId) {
     const [taken] = await db
       .select({ projectId: projectNumbers.projectId })
       .from(projectNumbers)
@@ -166,7 +189,7 @@ export async function bindInbound(
         and(
           eq(projectNumbers.number, current.number),
           ne(projectNumbers.projectId, projectId),
-          isNotNull(projectNumbers.inboundAssistantId),
+          or(isNotNull(projectNumbers.inboundAssistantId), isNotNull(projectNumbers.inboundFlowId)),
         ),
       )
       .limit(1);
@@ -175,7 +198,7 @@ export async function bindInbound(
   try {
     const [row] = await db
       .update(projectNumbers)
-      .set({ inboundAssistantId: assistantId })
+      .set({ inboundAssistantId: assistantId, inboundFlowId: flowId })
       .where(and(eq(projectNumbers.projectId, projectId), eq(projectNumbers.number, current.number)))
       .returning();
     return withNames(db, row!);
@@ -207,7 +230,10 @@ export const inboundRoutes = (db: Database): InboundRoutes => ({
       .leftJoin(projectLimits, eq(projectLimits.projectId, projectNumbers.projectId))
       .where(eq(projectNumbers.number, number))
       // The project that bound it first; otherwise any project owning it (to record the refusal).
-      .orderBy(sql`${projectNumbers.inboundAssistantId} is null`, asc(projectNumbers.createdAt))
+      .orderBy(
+        sql`(${projectNumbers.inboundAssistantId} is null and ${projectNumbers.inboundFlowId} is null)`,
+        asc(projectNumbers.createdAt),
+      )
       .limit(1);
     const row = rows[0];
     if (!row) return null;

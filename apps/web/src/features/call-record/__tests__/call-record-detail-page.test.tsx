@@ -1,3 +1,4 @@
+import { type FlowStep, flowGraph } from '@callpilot/contracts';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { useQueryCacheStore } from '@/stores/query-cache-store';
@@ -257,5 +258,175 @@ describe('call record detail', () => {
     release.open();
 
     expect(await within(transcript()).findByText('你们在哪里上课？')).toBeTruthy();
+  });
+
+  describe('流程路径', () => {
+    const step = (
+      overrides: Partial<FlowStep> & Pick<FlowStep, 'nodeId' | 'nodeType' | 'nodeName'>,
+    ): FlowStep => ({
+      atMs: 0,
+      durationMs: 0,
+      exit: 'next',
+      input: null,
+      output: {},
+      detail: '',
+      flowId: null,
+      ...overrides,
+    });
+    const hotlinePath = {
+      flowId: 'f1',
+      flowName: '星河宽带客服热线',
+      flowVersion: 3,
+      steps: [
+        step({ nodeId: 'start', nodeType: 'start', nodeName: '' }),
+        step({
+          nodeId: 'hours',
+          nodeType: 'condition',
+          nodeName: '工作时间',
+          atMs: 1200,
+          exit: 'branch:open',
+        }),
+        step({
+          nodeId: 'menu',
+          nodeType: 'menu',
+          nodeName: '主菜单',
+          atMs: 6500,
+          durationMs: 8000,
+          input: '2',
+          exit: 'key:2',
+          detail: '重试 1 次',
+        }),
+        step({
+          nodeId: 'lookup',
+          nodeType: 'http',
+          nodeName: '查询账户',
+          atMs: 15_000,
+          exit: 'success',
+          output: { balance: '35.50' },
+          detail: 'HTTP 200 · 132 ms',
+        }),
+        step({
+          nodeId: 'vm',
+          nodeType: 'voicemail',
+          nodeName: '故障留言',
+          atMs: 20_000,
+          durationMs: 30_000,
+          exit: null,
+          output: { 'voicemail.seconds': '20' },
+        }),
+      ],
+    };
+    // The live version's graph names the branches and keys the path took.
+    const graph = flowGraph.parse({
+      nodes: [
+        { id: 'start', type: 'start' },
+        { id: 'hours', type: 'condition', data: { branches: [{ id: 'open', name: '工作时间内' }] } },
+        {
+          id: 'menu',
+          type: 'menu',
+          data: {
+            options: [
+              { key: '1', label: '账单' },
+              { key: '2', label: '报修' },
+            ],
+          },
+        },
+        { id: 'lookup', type: 'http' },
+        { id: 'vm', type: 'voicemail' },
+      ],
+      edges: [],
+    });
+
+    it('shows each node the call went through, where the caller hung up, and plays the voicemail', async () => {
+      server = serveCalls({
+        ...common,
+        [`GET ${CALLS}/c1`]: ok(
+          makeDetail({ direction: 'inbound', hangupBy: 'callee', flow: hotlinePath, turns: [] }),
+        ),
+        'GET /api/project/p1/flows/f1/versions/3': ok(graph),
+      });
+      renderCallRecord('/call-record/detail/c1');
+
+      const path = await screen.findByRole('list', { name: '流程路径' });
+      const steps = within(path).getAllByRole('listitem');
+      expect(steps.map((item) => item.querySelector('.font-medium')?.textContent)).toEqual([
+        '开始',
+        '工作时间',
+        '主菜单',
+        '查询账户',
+        '故障留言',
+      ]);
+      const [, hours, menu, lookup, voicemail] = steps as [
+        HTMLElement,
+        HTMLElement,
+        HTMLElement,
+        HTMLElement,
+        HTMLElement,
+      ];
+      expect(within(hours).getByText('条件分支')).toBeTruthy();
+      expect(await within(hours).findByText('→ 工作时间内')).toBeTruthy();
+      expect(within(menu).getByText('00:06')).toBeTruthy();
+      expect(within(menu).getByText('2').parentElement?.textContent).toBe('按键：2');
+      expect(within(menu).getByText('→ 2 报修')).toBeTruthy();
+      expect(within(menu).getByText('重试 1 次')).toBeTruthy();
+      expect(within(lookup).getByText('HTTP 200 · 132 ms')).toBeTruthy();
+      expect(within(lookup).getByText('balance = 35.50')).toBeTruthy();
+      expect(within(lookup).getByText('→ 成功')).toBeTruthy();
+      expect(within(voicemail).getByText('在此挂断')).toBeTruthy();
+      expect(within(path).getAllByText(/在此/)).toHaveLength(1);
+
+      const badge = screen.getByRole('link', { name: '流程 星河宽带客服热线 v3' });
+      expect(badge.getAttribute('href')).toBe('/ivr/edit/f1');
+      expect(screen.queryByText('草稿测试')).toBeNull();
+
+      await waitFor(() => expect(surfers.created).toHaveLength(1));
+      fireEvent.click(within(voicemail).getByRole('button', { name: '播放留言' }));
+      // The prompt came first: the 20 s message is the last 20 s of the 30 s in the node.
+      expect(surfers.created[0]?.setTime).toHaveBeenCalledWith(30);
+      expect(surfers.created[0]?.play).toHaveBeenCalled();
+    });
+
+    it('marks a 模拟来电 of the draft and where the flow itself ended the call', async () => {
+      server = serveCalls({
+        ...common,
+        [`GET ${CALLS}/c1`]: ok(
+          makeDetail({
+            direction: 'inbound',
+            hangupBy: 'system',
+            recording: 'pending',
+            flow: {
+              flowId: 'f1',
+              flowName: '星河宽带客服热线',
+              flowVersion: null,
+              steps: [
+                step({ nodeId: 'menu', nodeType: 'menu', nodeName: '主菜单', input: '9', exit: 'invalid' }),
+                step({
+                  nodeId: 'bye',
+                  nodeType: 'hangup',
+                  nodeName: '结束',
+                  atMs: 4000,
+                  exit: null,
+                  detail: '非工作时间',
+                }),
+              ],
+            },
+          }),
+        ),
+      });
+      renderCallRecord('/call-record/detail/c1');
+
+      const path = await screen.findByRole('list', { name: '流程路径' });
+      expect(within(path).getByText('→ 输入错误')).toBeTruthy();
+      expect(within(path).getByText('在此结束')).toBeTruthy();
+      expect(within(path).queryByText('在此挂断')).toBeNull();
+      // No recording to seek in yet.
+      expect(within(path).queryByRole('button', { name: '播放留言' })).toBeNull();
+      expect(screen.getByRole('link', { name: '流程 星河宽带客服热线' }).getAttribute('href')).toBe(
+        '/ivr/edit/f1',
+      );
+      expect(screen.getByText('草稿测试')).toBeTruthy();
+      // A draft may have changed since the call: its graph is not asked for.
+      expect(server.requests.some((request) => request.url.includes('/flows/'))).toBe(false);
+    });
   });
 });

@@ -1,8 +1,9 @@
 import type { CallDetail, CallEvent, CallTurn } from '@callpilot/contracts';
 import { useQueryClient } from '@tanstack/react-query';
-import { Button, Result, Skeleton, Space } from 'antd';
+import { Button, Result, Skeleton, Space, Tag } from 'antd';
 import { useRef, useState } from 'react';
-import { useNavigate, useParams } from 'react-router';
+import { Link, useNavigate, useParams } from 'react-router';
+import { ivrFlowEditPath } from '@/config/paths';
 import { useCallEvents } from '@/entities/call/api/call-events';
 import { callKeys } from '@/entities/call/api/call-query-keys';
 import {
@@ -16,10 +17,12 @@ import { parseListCache } from '@/lib/list-cache';
 import { useQueryCacheStore } from '@/stores/query-cache-store';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
 import { useCall } from '../api/get-call';
+import { useCallFlowGraph } from '../api/get-call-flow-graph';
 import { useCallNeighbors } from '../api/get-call-neighbors';
 import { useRecordingUrl } from '../api/get-recording-url';
 import { CallRecordAnalysis } from '../components/call-record-analysis';
 import { CallRecordFacts } from '../components/call-record-facts';
+import { CallRecordFlowPath } from '../components/call-record-flow-path';
 import { CallRecordTranscript, turnAt } from '../components/call-record-transcript';
 import { CallRecordWaveform, type WaveformHandle } from '../components/call-record-waveform';
 
@@ -83,6 +86,21 @@ function Recording({
   );
 }
 
+/** 流程 <name> v<N>, or 草稿测试 for a 模拟来电 of the draft; opens the editor while the flow exists. */
+function FlowBadge({ flow }: { flow: NonNullable<CallDetail['flow']> }) {
+  const name = `流程 ${flow.flowName}${flow.flowVersion === null ? '' : ` v${flow.flowVersion}`}`;
+  return (
+    <span className="flex items-center gap-2 text-sm">
+      {flow.flowId ? <Link to={ivrFlowEditPath(flow.flowId)}>{name}</Link> : <span>{name}</span>}
+      {flow.flowVersion === null && (
+        <Tag color="orange" className="!m-0">
+          草稿测试
+        </Tag>
+      )}
+    </span>
+  );
+}
+
 function CallRecordDetail({ projectId, call }: { projectId: string; call: CallDetail }) {
   const navigate = useNavigate();
   const [filters] = useState(cachedListFilters);
@@ -91,6 +109,7 @@ function CallRecordDetail({ projectId, call }: { projectId: string; call: CallDe
   const [activeIndex, setActiveIndex] = useState<number | null>(null);
   const live = isLive(call.status);
   const playable = call.recording === 'ready' && !live;
+  const flowGraph = useCallFlowGraph(projectId, call.flow);
 
   const back = () => navigate(withBackFlag(useQueryCacheStore.getState().callDetailBackUrl));
   const go = (id: string | null | undefined) => {
@@ -100,7 +119,10 @@ function CallRecordDetail({ projectId, call }: { projectId: string; call: CallDe
   return (
     <main className="flex flex-col gap-4 p-6">
       <header className="flex flex-wrap items-center justify-between gap-3">
-        <h1 className="text-2xl font-semibold text-gray-900">通话详情</h1>
+        <div className="flex flex-wrap items-center gap-4">
+          <h1 className="text-2xl font-semibold text-gray-900">通话详情</h1>
+          {call.flow && <FlowBadge flow={call.flow} />}
+        </div>
         <Space wrap>
           <Button onClick={back}>返回</Button>
           <Button disabled={!neighbors.data?.previousId} onClick={() => go(neighbors.data?.previousId)}>
@@ -137,7 +159,24 @@ function CallRecordDetail({ projectId, call }: { projectId: string; call: CallDe
               : {})}
           />
         </section>
-        <div className="w-full lg:w-96 lg:shrink-0">
+        <div className="flex w-full flex-col gap-4 lg:w-96 lg:shrink-0">
+          {call.flow && (
+            <section
+              aria-label="流程路径"
+              className="flex flex-col gap-3 rounded-lg border border-gray-200 bg-white p-4"
+            >
+              <h2 className="text-base font-semibold text-gray-900">流程路径</h2>
+              <CallRecordFlowPath
+                flow={call.flow}
+                graph={flowGraph.data}
+                ended={!live}
+                callerHungUp={call.hangupBy === 'callee'}
+                {...(playable
+                  ? { onPlayVoicemail: (startMs: number) => waveformRef.current?.seek(startMs / 1000) }
+                  : {})}
+              />
+            </section>
+          )}
           <CallRecordAnalysis projectId={projectId} call={call} />
         </div>
       </div>

@@ -36,9 +36,9 @@ const assistants = {
 const row = (number: string) => screen.getByText(number).closest('tr') as HTMLElement;
 
 describe('号码管理', () => {
-  it('opens from the section and lists each number with the assistant that answers it', async () => {
+  it('lists each number with the assistant that answers it', async () => {
     server = serveConsole('owner', { [`GET ${NUMBERS}`]: ok([bound, unbound]) });
-    const router = renderApp('/ivr');
+    const router = renderApp('/ivr/numbers');
 
     // The first test of the file loads the shell and the section's lazy chunks cold.
     expect(await screen.findByText('02100000001', undefined, { timeout: 15_000 })).toBeTruthy();
@@ -56,14 +56,6 @@ describe('号码管理', () => {
       within(row('13900000002')).getByRole('button', { name: '模拟来电' }).hasAttribute('disabled'),
     ).toBe(true);
     expect(screen.getByRole('button', { name: '添加号码' })).toBeTruthy();
-  });
-
-  it('says what works today on the 通话流程 tab', async () => {
-    server = serveConsole('owner', {});
-    renderApp('/ivr/list');
-    expect(await screen.findByText('流程编辑即将上线')).toBeTruthy();
-    expect(screen.getByText('目前可在号码管理中把号码绑定到智能小助手接听来电')).toBeTruthy();
-    expect(screen.getByRole('link', { name: '前往号码管理' }).getAttribute('href')).toBe('/ivr/numbers');
   });
 
   it('binds a number to a published assistant, then unbinds it', async () => {
@@ -96,7 +88,7 @@ describe('号码管理', () => {
 
     await waitFor(() => expect(within(row('13900000002')).getByText('售后接待')).toBeTruthy());
     const puts = () => server?.requests.filter((request) => request.method === 'PUT') ?? [];
-    expect(puts()[0]?.body).toEqual({ assistantId: 'a2' });
+    expect(puts()[0]?.body).toEqual({ assistantId: 'a2', flowId: null });
     expect(
       within(row('13900000002')).getByRole('button', { name: '模拟来电' }).hasAttribute('disabled'),
     ).toBe(false);
@@ -105,7 +97,57 @@ describe('号码管理', () => {
     const again = await screen.findByRole('dialog', { name: '呼入设置 · 13900000002' });
     fireEvent.click(within(again).getByRole('button', { name: '解除绑定' }));
     await waitFor(() => expect(within(row('13900000002')).getByText('未绑定')).toBeTruthy());
-    expect(puts()[1]?.body).toEqual({ assistantId: null });
+    expect(puts()[1]?.body).toEqual({ assistantId: null, flowId: null });
+  });
+
+  it('binds a number to a published call flow instead, and links the table to the flow', async () => {
+    let numbers = [bound, unbound];
+    server = serveConsole('owner', {
+      [`GET ${NUMBERS}`]: () => ok(numbers),
+      'GET /api/project/p1/assistants': ok(assistants),
+      'GET /api/project/p1/flows/options': ok([
+        { id: 'f1', name: '星河宽带客服热线', publishedVersion: 3 },
+        { id: 'f2', name: '夜间留言', publishedVersion: null },
+      ]),
+      [`PUT ${NUMBERS}/02100000001/inbound`]: (request) => {
+        const { flowId } = request.body as { assistantId: string | null; flowId: string | null };
+        const saved = {
+          ...bound,
+          inboundAssistantId: null,
+          inboundAssistantName: null,
+          inboundFlowId: flowId,
+          inboundFlowName: '星河宽带客服热线',
+        };
+        numbers = [saved, unbound];
+        return ok(saved);
+      },
+    });
+    renderApp('/ivr/numbers');
+    await screen.findByText('02100000001');
+
+    fireEvent.click(within(row('02100000001')).getByRole('button', { name: '呼入设置' }));
+    const dialog = await screen.findByRole('dialog', { name: '呼入设置 · 02100000001' });
+    fireEvent.click(within(dialog).getByRole('radio', { name: '通话流程' }));
+    fireEvent.mouseDown(await within(dialog).findByLabelText('接听流程'));
+    // A draft-only flow is shown, but cannot answer calls until it is published.
+    const draftOption = (await screen.findByTitle('夜间留言（未发布）')) as HTMLElement;
+    expect(draftOption.getAttribute('aria-disabled')).toBe('true');
+    fireEvent.click(draftOption);
+    expect(within(dialog).getByRole('button', { name: '保存' }).hasAttribute('disabled')).toBe(true);
+    fireEvent.click(screen.getByTitle('星河宽带客服热线（v3）'));
+    fireEvent.click(within(dialog).getByRole('button', { name: '保存' }));
+
+    const flowLink = await within(row('02100000001')).findByRole('link', { name: '星河宽带客服热线' });
+    expect(flowLink.getAttribute('href')).toBe('/ivr/edit/f1');
+    expect(within(row('02100000001')).getByText(/流程：/)).toBeTruthy();
+    expect(within(row('02100000001')).queryByText('课程回访小助手')).toBeNull();
+    expect(server.requests.find((request) => request.method === 'PUT')?.body).toEqual({
+      assistantId: null,
+      flowId: 'f1',
+    });
+    expect(
+      within(row('02100000001')).getByRole('button', { name: '模拟来电' }).hasAttribute('disabled'),
+    ).toBe(false);
   });
 
   it('shows the server’s reason when the number is bound by another project', async () => {

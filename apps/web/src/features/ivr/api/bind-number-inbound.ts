@@ -4,9 +4,9 @@ import { numberUrl, projectNumberKeys } from '@/entities/project-number/api/get-
 import { put } from '@/lib/request';
 
 /**
- * Binds the number's inbound calls to an assistant (its published version answers them), or
- * unbinds it with null. The server refuses an unpublished assistant (400) and a number another
- * project has bound (409), with a message the request client shows.
+ * Binds the number's inbound calls to an assistant or a call flow (its published version answers
+ * them), or unbinds it with both null. The server refuses an unpublished assistant or flow (400)
+ * and a number another project has bound (409), with a message the request client shows.
  */
 export function bindNumberInbound(
   projectId: string,

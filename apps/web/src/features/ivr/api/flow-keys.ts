@@ -1,3 +1,4 @@
+import type { QueryClient } from '@tanstack/react-query';
 import { projectUrl } from '@/lib/api/project-url';
 
 // One place for the call flows' URLs and query keys (通话流程), shared by the list, the editor
@@ -23,3 +24,11 @@ export const flowKeys = {
     [...flowKeys.all(projectId), 'stats', flowId, range] as const,
   audio: (projectId: string) => [...flowKeys.all(projectId), 'audio'] as const,
 };
+
+/** The list (any page, any keyword) and the pickers, after a flow appeared, went, or changed name or status. */
+export function invalidateFlowLists(queryClient: QueryClient, projectId: string): Promise<unknown> {
+  return Promise.all([
+    queryClient.invalidateQueries({ queryKey: [...flowKeys.all(projectId), 'list'] }),
+    queryClient.invalidateQueries({ queryKey: flowKeys.options(projectId) }),
+  ]);
+}

@@ -1,6 +1,7 @@
 import type { ProjectNumber, Trunk } from '@callpilot/contracts';
 import { createContext, type ReactNode, useContext, useMemo, useState } from 'react';
 import { InboundTestCallDialog } from '@/entities/call/components/inbound-test-call-dialog';
+import { IvrFlowCreateDialog } from './ivr-flow-create-dialog';
 import { IvrInboundDialog } from './ivr-inbound-dialog';
 import { IvrNumberFormDialog } from './ivr-number-form-dialog';
 import { IvrTrunkFormDialog } from './ivr-trunk-form-dialog';
@@ -8,6 +9,7 @@ import { IvrTrunkTestCallDialog } from './ivr-trunk-test-call-dialog';
 
 /** The one dialog the section may show at a time, with the number or trunk it works on. */
 export type IvrDialog =
+  | { type: 'create-flow' }
   | { type: 'add-number' }
   | { type: 'edit-number'; number: ProjectNumber }
   | { type: 'inbound'; number: ProjectNumber }
@@ -33,6 +35,9 @@ export function IvrDialogsProvider({ projectId, children }: { projectId: string;
   return (
     <DialogsContext.Provider value={context}>
       {children}
+      {dialog?.type === 'create-flow' && (
+        <IvrFlowCreateDialog projectId={projectId} onClose={context.close} />
+      )}
       {(dialog?.type === 'add-number' || dialog?.type === 'edit-number') && (
         <IvrNumberFormDialog
           projectId={projectId}
@@ -51,7 +56,9 @@ export function IvrDialogsProvider({ projectId, children }: { projectId: string;
             {
               number: dialog.number.number,
               label: dialog.number.label,
-              assistantName: dialog.number.inboundAssistantName,
+              assistantName: dialog.number.inboundFlowName
+                ? `流程：${dialog.number.inboundFlowName}`
+                : dialog.number.inboundAssistantName,
             },
           ]}
           onClose={context.close}

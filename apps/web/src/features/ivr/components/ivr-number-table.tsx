@@ -1,11 +1,16 @@
 import type { ProjectNumber } from '@callpilot/contracts';
 import { Button, Popconfirm, Switch, Table, type TableColumnsType, Tag, Tooltip } from 'antd';
+import { Link } from 'react-router';
 import { toast } from 'sonner';
+import { ivrFlowEditPath } from '@/config/paths';
 import { useDeleteProjectNumber } from '../api/delete-project-number';
 import { useSaveProjectNumber } from '../api/save-project-number';
 import { useIvrDialogs } from './ivr-dialogs';
 
 const linkButton = { type: 'link', size: 'small', className: '!px-0' } as const;
+
+/** Something answers the number's calls: an assistant or a flow. */
+const answered = (number: ProjectNumber) => Boolean(number.inboundAssistantId || number.inboundFlowId);
 
 /** The project's numbers. Members see them (and may place a 模拟来电); owners and admins manage them. */
 export function IvrNumberTable({
@@ -66,7 +71,12 @@ export function IvrNumberTable({
       title: '呼入接听',
       key: 'inbound',
       render: (_, number) =>
-        number.inboundAssistantName ? (
+        number.inboundFlowId ? (
+          <span>
+            流程：
+            <Link to={ivrFlowEditPath(number.inboundFlowId)}>{number.inboundFlowName ?? '未命名流程'}</Link>
+          </span>
+        ) : number.inboundAssistantName ? (
           <span>{number.inboundAssistantName}</span>
         ) : (
           <span className="text-gray-400">未绑定</span>
@@ -88,10 +98,10 @@ export function IvrNumberTable({
               </Button>
             </>
           )}
-          <Tooltip title={number.inboundAssistantId ? undefined : '绑定小助手后可模拟来电'}>
+          <Tooltip title={answered(number) ? undefined : '绑定小助手或通话流程后可模拟来电'}>
             <Button
               {...linkButton}
-              disabled={!number.inboundAssistantId}
+              disabled={!answered(number)}
               onClick={() => dialogs.open({ type: 'simulate-inbound', number })}
             >
               模拟来电

@@ -25,9 +25,20 @@ function StartForm() {
   );
 }
 
+function ReturnForm() {
+  return (
+    <Alert
+      type="info"
+      showIcon
+      title="作为子流程运行时，到这里回到调用它的流程，从其「子流程」节点的下一步继续；直接接听来电时到这里结束通话。"
+    />
+  );
+}
+
 // biome-ignore lint/suspicious/noExplicitAny: each form takes its own node type; the switch below pairs them
 const FORMS: Record<FlowNodeType, ComponentType<NodeFormProps<any>>> = {
   start: StartForm,
+  return: ReturnForm,
   play: PlayForm,
   menu: MenuForm,
   collect: CollectForm,

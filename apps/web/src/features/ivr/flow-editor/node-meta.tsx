@@ -11,6 +11,7 @@ import {
   PlayCircleOutlined,
   PoweroffOutlined,
   RobotOutlined,
+  RollbackOutlined,
   SoundOutlined,
   SwapOutlined,
 } from '@ant-design/icons';
@@ -40,6 +41,11 @@ export const NODE_META: Record<FlowNodeType, { icon: ReactNode; color: string; d
   http: { icon: <ApiOutlined />, color: '#0d9488', description: '调用业务系统接口，结果存入变量' },
   set: { icon: <CodeOutlined />, color: '#0d9488', description: '给流程变量赋值' },
   subflow: { icon: <PartitionOutlined />, color: '#d97706', description: '运行另一个已发布的流程后回到这里' },
+  return: {
+    icon: <RollbackOutlined />,
+    color: '#d97706',
+    description: '子流程到此结束，回到调用它的流程继续',
+  },
   hangup: { icon: <PoweroffOutlined />, color: '#dc2626', description: '播放结束语后挂断，记录结束原因' },
 };
 
@@ -106,6 +112,8 @@ export function nodeSummary(node: FlowNode, lookups: FlowLookups = EMPTY_LOOKUPS
       return node.data.flowId
         ? `运行「${lookups.flows.get(node.data.flowId) ?? '已删除的流程'}」`
         : '尚未选择流程';
+    case 'return':
+      return '回到上级流程';
     case 'hangup':
       return node.data.reason ? `结束原因：${clip(node.data.reason)}` : clip(node.data.text) || '挂断';
   }

@@ -5,7 +5,7 @@ import { useIvrDialogs } from '../components/ivr-dialogs';
 import { IvrNumberTable } from '../components/ivr-number-table';
 import { IvrTabs } from '../components/ivr-tabs';
 
-/** 号码管理: the project's numbers, their use as caller numbers and which assistant answers calls to them. */
+/** 号码管理: the project's numbers, their use as caller numbers and which assistant or flow answers calls to them. */
 export function IvrNumbersPage() {
   const projectId = useUserStore(selectCurrentProjectId);
   // The server answers 403 to a member's writes; the page does not offer them.
@@ -21,7 +21,7 @@ export function IvrNumbersPage() {
         <div>
           <h2 className="text-lg font-semibold text-gray-900">号码管理</h2>
           <p className="mt-1 text-sm text-gray-500">
-            项目的号码可作为呼出任务的外显号码；绑定智能小助手后，拨打该号码的来电由小助手接听。
+            项目的号码可作为呼出任务的外显号码；绑定智能小助手或通话流程后，拨打该号码的来电由它接听。
           </p>
         </div>
         {canManage && (

@@ -7,22 +7,19 @@ import { IvrFlowsPage } from './ivr-flows-page';
 import { IvrNumbersPage } from './ivr-numbers-page';
 import { IvrTrunksPage } from './ivr-trunks-page';
 
-/**
- * Everything under /ivr. Until the flow editor lands (/ivr/list, /ivr/edit/:id) the numbers page
- * is where inbound calls are set up, so the bare section opens there.
- */
+/** Everything under /ivr; the bare section opens the flow list. */
 export function IvrSection() {
   const projectId = useUserStore(selectCurrentProjectId);
   usePrefetchFlowEditor(useLocation().pathname === paths.ivrFlows);
   return (
     <IvrDialogsProvider projectId={projectId ?? ''}>
       <Routes>
-        <Route index element={<Navigate to={paths.ivrNumbers} replace />} />
-        <Route path="numbers" element={<IvrNumbersPage />} />
+        <Route index element={<Navigate to={paths.ivrFlows} replace />} />
         <Route path="list" element={<IvrFlowsPage />} />
         <Route path="edit/:flowId" element={<IvrFlowEditorRoute />} />
+        <Route path="numbers" element={<IvrNumbersPage />} />
         <Route path="trunks" element={<IvrTrunksPage />} />
-        <Route path="*" element={<Navigate to={paths.ivrNumbers} replace />} />
+        <Route path="*" element={<Navigate to={paths.ivrFlows} replace />} />
       </Routes>
     </IvrDialogsProvider>
   );
