@@ -18,8 +18,7 @@ afterEach(() => {
   stop = undefined;
 });
 
-const nodeName = () =>
-  within(screen.getByRole('complementary', { name: '节点设置' })).getByLabelText('节点名称');
+const nodeName = () => within(nodePanel()).getByLabelText('节点名称');
 
 describe('流程编辑', () => {
   it('opens the draft on the canvas and lists its problems; a problem’s link selects its node', async () => {

@@ -50,6 +50,7 @@ function FlowNodeCard({ id, data, selected }: NodeProps<FlowCanvasNode>) {
         <Handle
           type="target"
           position={Position.Left}
+          aria-label="入口"
           className="!h-3 !w-3 !border-2 !border-white !bg-gray-400"
         />
       )}
@@ -87,6 +88,7 @@ function FlowNodeCard({ id, data, selected }: NodeProps<FlowCanvasNode>) {
                 type="source"
                 id={exit.id}
                 position={Position.Right}
+                aria-label={`出口：${exit.label}`}
                 className="!h-2.5 !w-2.5 !border-2 !border-white"
                 style={{ background: meta.color }}
               />

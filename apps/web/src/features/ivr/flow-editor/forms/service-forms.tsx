@@ -131,7 +131,7 @@ export function HttpForm({ node, errors, set }: NodeFormProps<'http'>) {
     <>
       <Field label="请求" error={errors.method ?? errors.url}>
         {(id) => (
-          <div className="flex gap-2">
+          <div className="flex items-start gap-2">
             <Select
               aria-label="请求方法"
               className="!w-24 shrink-0"
