@@ -7,6 +7,8 @@ import { bundleBenchmark } from './src/bundle';
 import { callsBenchmark, engineBenchmark } from './src/calls';
 import { dialerBenchmark } from './src/dialer';
 import { flowBenchmark } from './src/flow';
+import { flowCallsBenchmark } from './src/flow-calls';
+import { flowEditorBenchmark } from './src/flow-editor';
 import { httpBenchmark } from './src/http';
 import { inboundBenchmark } from './src/inbound';
 import { knowledgeBenchmark } from './src/knowledge';
@@ -64,6 +66,17 @@ const benchmarks: Benchmark[] = [
     about:
       'IVR interpreter overhead per node p99 over a 30-node flow, 100 calls in flight, against 30 plain prompts',
     run: flowBenchmark,
+  },
+  {
+    name: 'flow-editor',
+    about: 'a 200-node call flow opens and becomes editable in Chromium, against a 10-node flow',
+    run: flowEditorBenchmark,
+  },
+  {
+    name: 'flow-calls',
+    about:
+      '500 concurrent inbound calls answered by a call flow (menu, HTTP lookup) on one worker, 0 errors, RSS, against 500 answered by an assistant',
+    run: flowCallsBenchmark,
   },
   {
     name: 'sip',

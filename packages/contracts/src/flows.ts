@@ -698,8 +698,8 @@ export const flowNodeStats = z.object({
 });
 export type FlowNodeStats = z.infer<typeof flowNodeStats>;
 export const flowStatsQuery = z.object({
-  from: z.iso.datetime({ error: '开始时间格式不正确' }).optional(),
-  to: z.iso.datetime({ error: '结束时间格式不正确' }).optional(),
+  from: z.iso.datetime({ offset: true, error: '开始时间格式不正确' }).optional(),
+  to: z.iso.datetime({ offset: true, error: '结束时间格式不正确' }).optional(),
 });
 
 /**

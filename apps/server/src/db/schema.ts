@@ -752,7 +752,7 @@ export const projectNumbers = pgTable(
 export const callRequests = pgTable('call_requests', {
   id: text('id').primaryKey(),
   projectId: projectRef(),
-  kind: text('kind', { enum: ['test', 'inbound_test'] }).notNull(),
+  kind: text('kind', { enum: ['test', 'inbound_test', 'flow_test'] }).notNull(),
   payload: jsonb('payload').notNull(),
   claimedBy: text('claimed_by'),
   claimedAt: timestamp('claimed_at', { withTimezone: true }),

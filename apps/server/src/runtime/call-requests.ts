@@ -1,4 +1,4 @@
-import type { TestCallRequest, TestInboundCallRequest } from '@callpilot/contracts';
+import type { FlowTestCallRequest, TestCallRequest, TestInboundCallRequest } from '@callpilot/contracts';
 import { eq, sql } from 'drizzle-orm';
 import type { Database, DatabaseHandle } from '../db/client';
 import { callRequests } from '../db/schema';
@@ -6,7 +6,8 @@ import { type Relay, startRelay } from '../lib/relay';
 
 export type CallRequest =
   | { id: string; projectId: string; kind: 'test'; payload: TestCallRequest }
-  | { id: string; projectId: string; kind: 'inbound_test'; payload: TestInboundCallRequest };
+  | { id: string; projectId: string; kind: 'inbound_test'; payload: TestInboundCallRequest }
+  | { id: string; projectId: string; kind: 'flow_test'; payload: FlowTestCallRequest & { flowId: string } };
 
 const POLL_MS = 2000;
 

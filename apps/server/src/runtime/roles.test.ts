@@ -164,6 +164,56 @@ describe('process roles', () => {
         'the inbound call to end',
       );
       expect(answered).toMatchObject({ direction: 'inbound', endReason: 'completed' });
+
+      // The flow editor's 模拟来电 as well: its draft runs in the worker, with the script.
+      const flow = await api.inject({
+        method: 'POST',
+        url: `${base}/flows`,
+        headers,
+        payload: { name: '热线' },
+      });
+      const flowId = flow.json().data.id as string;
+      const draft = await api.inject({
+        method: 'PUT',
+        url: `${base}/flows/${flowId}/draft`,
+        headers,
+        payload: {
+          graph: {
+            nodes: [
+              { id: 'start', type: 'start' },
+              { id: 'ask', type: 'collect', data: { prompt: '请输入工号。', maxDigits: 4 } },
+              { id: 'bye', type: 'hangup', data: { text: '工号{{digits_input}}，再见。' } },
+            ],
+            edges: [
+              { id: 'e1', source: 'start', sourceHandle: 'next', target: 'ask' },
+              { id: 'e2', source: 'ask', sourceHandle: 'next', target: 'bye' },
+            ],
+          },
+        },
+      });
+      expect(draft.statusCode, draft.body).toBe(200);
+      const flowCall = await api.inject({
+        method: 'POST',
+        url: `${base}/flows/${flowId}/test-call`,
+        headers,
+        payload: { script: ['8001'] },
+      });
+      expect(flowCall.statusCode, flowCall.body).toBe(200);
+      const [flowRow] = await database.db
+        .select()
+        .from(calls)
+        .where(eq(calls.id, flowCall.json().data.callId));
+      expect(flowRow?.leaseOwner).toMatch(/^worker-/);
+      const tested = await until(
+        async () =>
+          (
+            await api.inject({ method: 'GET', url: `${base}/calls/${flowCall.json().data.callId}`, headers })
+          ).json().data,
+        (call) => call.status === 'ended',
+        'the flow test call to end',
+      );
+      expect(tested.flow).toMatchObject({ flowId, flowVersion: null });
+      expect(tested.turns.map((turn: { text: string }) => turn.text)).toContain('工号8001，再见。');
       unsubscribe();
     },
     120_000,

@@ -3,6 +3,7 @@ import { setMaxListeners } from 'node:events';
 import path from 'node:path';
 import {
   type CallEvent,
+  type FlowTestCallRequest,
   speechSettings,
   type TestCallRequest,
   type TestInboundCallRequest,
@@ -10,8 +11,9 @@ import {
 import { and, eq } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database, DatabaseHandle } from '../db/client';
-import { calls, callTurns } from '../db/schema';
+import { calls, callTurns, projectLimits, projectNumbers } from '../db/schema';
 import { answerCall } from '../engine/call/answer-call';
+import { runFlowCall } from '../engine/call/flow-call';
 import type { CallPorts } from '../engine/call/ports';
 import { type CallDeps, placeCall, SIM_CALLER_NUMBER } from '../engine/call/run-call';
 import { type Clock, systemClock } from '../engine/clock';
@@ -37,6 +39,7 @@ import { toSummary, toTurn } from '../modules/calls/calls.service';
 import { demoMockBaseUrl, ensureDemoFlow } from '../modules/demo/demo-flow';
 import { embedderForProject } from '../modules/knowledge/embedder';
 import { startKnowledgeWorker } from '../modules/knowledge/worker';
+import { DEFAULT_CALLIN_CAP } from '../modules/numbers/numbers.service';
 import {
   createVoiceResolver,
   type NamedVoice,
@@ -60,6 +63,7 @@ import {
   seedDemoCalls,
 } from './demo-calls';
 import { ensureDemoTasks } from './demo-tasks';
+import { flowHttpFor } from './flow-http';
 import { LiveCalls } from './live-calls';
 import { RecordingWorker } from './recording-worker';
 import { type SipRuntime, startSipRuntime } from './sip-runtime';
@@ -206,10 +210,13 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
   /** Real phone lines, when this process runs them (TELEPHONY=sip): started in start(). */
   let sip: SipRuntime | null = null;
 
+  const flowHttp = flowHttpFor(env);
+
   const callDeps = (own: { clock: Clock; carrier: SimCarrier }): CallDeps => ({
     ports,
     clock: own.clock,
     carrier: own.carrier,
+    flowHttp,
     onError: (err, context) => log.warn({ err, context }, 'call step failed'),
     onRecordingPending: () => void recordingWorker.kick(),
   });
@@ -310,16 +317,16 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
   }
 
   /**
-   * The assistant's voice and ears on a real line: its voice with the project's fallback voice
-   * behind it, its recogniser (or the project's primary) with the project's fallback recogniser,
-   * and the project's timeouts (语音配置).
+   * A voice and ears on a real line (an assistant's, or a flow's settings): the voice with the
+   * project's fallback voice behind it, the recogniser (or the project's primary) with the
+   * project's fallback recogniser, and the project's timeouts (语音配置).
    */
   function lineMedia(_line: SipRuntime): NonNullable<CallDeps['legMedia']> {
-    return async (projectId, assistant) => {
+    return async (projectId, speech) => {
       const settings = await ports.assistants.speechSettings(projectId).catch(() => speechSettings.parse({}));
       const onFallback = (kind: 'recognition' | 'synthesis', err: unknown) =>
         log.warn({ err, projectId, kind }, 'speech provider failed, fallback used');
-      const heard = await recognizerFor(ports.assistants, projectId, assistant.config, {
+      const heard = await recognizerFor(ports.assistants, projectId, speech, {
         clock,
         timeoutMs: settings.recognitionTimeoutMs,
       }).catch((err: unknown) => {
@@ -339,7 +346,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
             })
           : heard;
 
-      const { voice } = assistant.config;
+      const { voice } = speech;
       const resolve = (named: NamedVoice) =>
         voices.resolve(projectId, named).catch((err: unknown) => {
           log.warn({ err, projectId, provider: named.provider }, 'voice unavailable');
@@ -362,7 +369,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
         fallback: fallback ?? null,
         firstAudioTimeoutMs: settings.synthesisTimeoutMs,
         recognizer,
-        hotwords: assistant.config.hearing.hotwords.join(' ') || undefined,
+        hotwords: speech.hearing.hotwords.join(' ') || undefined,
         normalize: normalizeForSpeech,
         onFallback,
       });
@@ -513,9 +520,67 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     });
   }
 
+  const flowSource = () => {
+    if (!ports.flows) throw new AppError(503, 'SERVICE_UNAVAILABLE', '通话流程暂不可用');
+    return ports.flows;
+  };
+
+  /**
+   * 模拟来电 from the flow editor: a simulated caller dials the flow (one of its numbers, if it has
+   * any) and does what the script says; the DRAFT answers, recorded as a test call (no version).
+   */
+  async function runFlowTestCall(
+    projectId: string,
+    flowId: string,
+    request: FlowTestCallRequest,
+    callId: string,
+  ): Promise<void> {
+    await flowSource().forCall(projectId, flowId, 'draft');
+    const [bound] = await db
+      .select({ number: projectNumbers.number })
+      .from(projectNumbers)
+      .where(and(eq(projectNumbers.projectId, projectId), eq(projectNumbers.inboundFlowId, flowId)))
+      .limit(1);
+    const [limits] = await db
+      .select({ hasBalance: projectLimits.hasBalance, concurrentCallin: projectLimits.concurrentCallin })
+      .from(projectLimits)
+      .where(eq(projectLimits.projectId, projectId))
+      .limit(1);
+    const callinLimit = limits?.hasBalance ? limits.concurrentCallin : DEFAULT_CALLIN_CAP;
+    const callerNumber = request.callerNumber || `1390000${String(randomInt(10_000)).padStart(4, '0')}`;
+    await runSimulated(projectId, callId, async (own, signals) => {
+      let answered: Promise<unknown> = Promise.resolve();
+      const off = own.carrier.onInbound((offer) => {
+        if (offer.callId !== callId) return;
+        answered = runFlowCall(
+          callDeps(own),
+          offer,
+          { projectId, flowId, callinLimit, version: 'draft' },
+          signals,
+        );
+      });
+      try {
+        await own.carrier.simulateInbound({
+          callId,
+          from: callerNumber,
+          to: bound?.number ?? SIM_CALLER_NUMBER,
+          // A scripted caller who, once the script is used up, presses the keys prompts ask for.
+          persona: request.script.length > 0 ? 'interested' : undefined,
+          script: request.script,
+        });
+      } finally {
+        off();
+      }
+      return answered;
+    });
+  }
+
   async function runRequest(request: CallRequest): Promise<void> {
     if (request.kind === 'test') await runTestCall(request.projectId, request.payload, request.id);
-    else await runInboundTestCall(request.projectId, request.payload, request.id);
+    else if (request.kind === 'flow_test') {
+      const { flowId, ...payload } = request.payload;
+      await runFlowTestCall(request.projectId, flowId, payload, request.id);
+    } else await runInboundTestCall(request.projectId, request.payload, request.id);
   }
 
   /**
@@ -605,6 +670,25 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
         return viaEngine({ id: callId, projectId, kind: 'inbound_test', payload: request });
       }
       await runInboundTestCall(projectId, request, callId);
+      return { callId };
+    },
+
+    /**
+     * 模拟来电 of a flow's draft (the editor's): resolves with the call's id once its record exists.
+     * A flow that does not exist in the project is a 404 from `forCall`.
+     */
+    async startFlowTestCall(
+      projectId: string,
+      flowId: string,
+      request: FlowTestCallRequest,
+    ): Promise<{ callId: string }> {
+      const callId = randomUUID();
+      if (!hasEngine) {
+        // Checked here too, so a wrong flow is a plain 404 and not a wait for an engine.
+        await flowSource().forCall(projectId, flowId, 'draft');
+        return viaEngine({ id: callId, projectId, kind: 'flow_test', payload: { ...request, flowId } });
+      }
+      await runFlowTestCall(projectId, flowId, request, callId);
       return { callId };
     },
 

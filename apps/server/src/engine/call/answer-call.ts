@@ -1,11 +1,13 @@
 import type { InboundOffer } from '../telephony/types';
+import { runFlowCall } from './flow-call';
 import type { CallAssistant } from './ports';
 import { type CallDeps, type CallOutcome, converse, ioFor } from './run-call';
 
 /**
- * An inbound call from ring to analysis: the dialled number's route decides who answers; a number
- * nobody answers is refused and recorded, and beyond the project's concurrentCallin the caller
- * hears busy. An answered call then runs exactly like an outbound one.
+ * An inbound call from ring to analysis: the dialled number's route decides who answers (its
+ * assistant, or its call flow); a number nobody answers is refused and recorded, and beyond the
+ * project's concurrentCallin the caller hears busy. An answered call then runs exactly like an
+ * outbound one.
  */
 export async function answerCall(
   deps: CallDeps,
@@ -32,6 +34,14 @@ export async function answerCall(
     // Not one of ours: nobody to record it for.
     await offer.reject('unavailable');
     return null;
+  }
+  if (route.flowId) {
+    return runFlowCall(
+      deps,
+      offer,
+      { projectId: route.projectId, flowId: route.flowId, callinLimit: route.callinLimit },
+      options,
+    );
   }
   let assistant: CallAssistant | null = null;
   if (route.assistantId) {
@@ -91,7 +101,7 @@ export async function answerCall(
     connect: async () => {
       // The caller gave up while it rang: for them, nobody answered.
       if (offer.cancelled.aborted) return { outcome: 'no_answer' };
-      const media = deps.legMedia ? await io(deps.legMedia(route.projectId, assistant)) : undefined;
+      const media = deps.legMedia ? await io(deps.legMedia(route.projectId, assistant.config)) : undefined;
       return { leg: await offer.answer(media) };
     },
   });

@@ -1,15 +1,13 @@
-import { type AssistantConfig, assistantConfig, type SimPersona, speechSettings } from '@callpilot/contracts';
+import type { SimPersona } from '@callpilot/contracts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type OpenAICompatibleServer,
   startOpenAICompatibleServer,
 } from '../../../test/openai-compatible-server';
-import { findTemplate } from '../../modules/assistants/assistants.templates';
-import { VirtualClock } from '../clock';
-import { createSimCarrier } from '../telephony/sim/sim-carrier';
 import { answerCall } from './answer-call';
-import type { CallPorts, CallSmsRequest, InboundRoute, NewCallRecord } from './ports';
-import { type CallDeps, placeCall } from './run-call';
+import type { CallPorts } from './ports';
+import { placeCall } from './run-call';
+import { depsWith, followUpConfig, memoryPorts } from './test-support';
 
 /**
  * The engine's one way a call runs, outbound and inbound, over in-memory ports: what it writes,
@@ -17,98 +15,8 @@ import { type CallDeps, placeCall } from './run-call';
  * modules/calls/inbound.test.ts.
  */
 
-const config = (): AssistantConfig => {
-  const template = findTemplate('customer-follow-up');
-  if (!template) throw new Error('template missing');
-  return assistantConfig.parse(template.config);
-};
-
-interface Memory {
-  writes: string[];
-  calls: Map<string, NewCallRecord & { status: string; endReason?: string }>;
-  sms: CallSmsRequest[];
-}
-
-function ports(options: { route?: InboundRoute | null; providerUrl?: string; cfg?: AssistantConfig } = {}) {
-  const memory: Memory = { writes: [], calls: new Map(), sms: [] };
-  const cfg = options.cfg ?? config();
-  const live = () =>
-    [...memory.calls.values()].filter((c) => c.status !== 'ended' && c.direction === 'inbound');
-  const callPorts: CallPorts = {
-    assistants: {
-      forCall: async (_projectId, assistantId) => ({
-        assistantId,
-        name: '回访助手',
-        version: 3,
-        config: cfg,
-      }),
-      provider: async () =>
-        options.providerUrl ? { baseUrl: options.providerUrl, model: 'test-model', apiKey: 'sk-test' } : null,
-      recognizer: async () => null,
-      synthesizer: async () => null,
-      speechSettings: async () => speechSettings.parse({}),
-    },
-    knowledge: { retrieve: async () => [], questions: async () => [] },
-    doNotCall: {
-      optOut: async (_p, phone) => {
-        memory.writes.push(`opt-out ${phone}`);
-      },
-    },
-    inbound: {
-      lookup: async () =>
-        options.route === undefined
-          ? { projectId: 'p1', assistantId: 'a1', flowId: null, callinLimit: 2 }
-          : options.route,
-    },
-    recorder: {
-      create: async (call) => {
-        memory.calls.set(call.id, { ...call, status: 'ringing' });
-        memory.writes.push('create');
-      },
-      createInbound: async (call, limit) => {
-        const admitted = live().length < limit;
-        memory.calls.set(call.id, {
-          ...call,
-          status: admitted ? 'ringing' : 'ended',
-          ...(admitted ? {} : { endReason: 'callin_limit' }),
-        });
-        memory.writes.push(admitted ? 'create' : 'create over_limit');
-        return admitted ? 'admitted' : 'over_limit';
-      },
-      answered: async (_p, id) => {
-        memory.calls.get(id)!.status = 'in_progress';
-        memory.writes.push('answered');
-      },
-      turn: async () => {
-        if (memory.writes.at(-1) !== 'turn') memory.writes.push('turn');
-      },
-      end: async (_p, id, end) => {
-        Object.assign(memory.calls.get(id)!, { status: 'ended', endReason: end.endReason });
-        memory.writes.push(`end ${end.endReason}`);
-      },
-      analysis: async () => {
-        memory.writes.push('analysis');
-      },
-      recordingPending: async () => {
-        memory.writes.push('recording');
-      },
-    },
-    actions: {
-      sendSms: async (request) => {
-        memory.sms.push(request);
-        memory.writes.push('sms');
-      },
-    },
-  };
-  return { callPorts, memory };
-}
-
-function depsWith(callPorts: CallPorts, seed = 7) {
-  const clock = new VirtualClock({ startAt: Date.parse('2026-03-02T10:00:00+08:00') });
-  const carrier = createSimCarrier({ clock, seed });
-  const deps: CallDeps = { ports: callPorts, clock, carrier };
-  return { clock, carrier, deps };
-}
+const config = followUpConfig;
+const ports = memoryPorts;
 
 /** A simulated caller dials 4008001234 and the engine answers it as the runtime would. */
 async function callIn(

@@ -3,6 +3,7 @@ import type {
   CallDirection,
   CallTurn,
   EndReason,
+  FlowStep,
   HangupBy,
   IntentGrade,
   RetrievedSegment,
@@ -82,6 +83,10 @@ export interface NewCallRecord {
   assistantVersion: number | null;
   persona?: SimPersona | null;
   variables?: Record<string, string>;
+  /** The call flow answering it (name snapshotted); version null: a draft's test call. */
+  flowId?: string | null;
+  flowName?: string | null;
+  flowVersion?: number | null;
   startedAt: Date;
 }
 
@@ -113,6 +118,8 @@ export interface CallRecorder {
   createInbound(call: NewCallRecord, limit: number): Promise<'admitted' | 'over_limit'>;
   answered(projectId: string, callId: string, at: Date): Promise<void>;
   turn(projectId: string, callId: string, turn: CallTurn): Promise<void>;
+  /** A flow call went through a node: appended to the call's path, in order. */
+  flowStep(projectId: string, callId: string, step: FlowStep): Promise<void>;
   end(projectId: string, callId: string, end: CallEnd): Promise<void>;
   analysis(projectId: string, callId: string, analysis: CallAnalysisRecord): Promise<void>;
   /**
@@ -138,14 +145,18 @@ export interface InboundRoutes {
   lookup(number: string): Promise<InboundRoute | null>;
 }
 
-/** An SMS the assistant asked for during a call (the brain's send_sms), to be sent after it. */
-export interface CallSmsRequest {
+/**
+ * An SMS of a call: one the assistant asked for (the brain's send_sms), sent after the call, or a
+ * flow's 发送短信 node, sent as the call reaches it.
+ */
+export type CallSmsRequest = {
   projectId: string;
   callId: string;
   to: string;
-  template: 'assistant_send_sms';
-  variables: { content: string; assistantName: string };
-}
+} & (
+  | { template: 'assistant_send_sms'; variables: { content: string; assistantName: string } }
+  | { template: 'flow_sms'; variables: { content: string; flowName: string } }
+);
 
 /** What happens after a call, once it is analysed: the session's actions. */
 export interface PostCallActions {

@@ -1,8 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { CallTurn, EndReason, HangupBy, SimPersona } from '@callpilot/contracts';
+import type {
+  AssistantConfig,
+  CallTurn,
+  EndReason,
+  HangupBy,
+  IntentGrade,
+  SimPersona,
+} from '@callpilot/contracts';
 import { analyzeCall } from '../analysis/analyze';
 import { createBrain } from '../brain/create-brain';
 import type { Clock } from '../clock';
+import type { FlowHttpRequest, FlowHttpResult } from '../flow/types';
 import { runCallSession } from '../session/call-session';
 import type { SessionResult } from '../session/types';
 import type { CallLeg, LegMedia, TelephonyAdapter } from '../telephony/types';
@@ -22,13 +30,18 @@ export interface CallDeps {
   /** A recording became pending: wake a recording worker. */
   onRecordingPending?: () => void;
   /**
-   * The assistant's voice and ears for a real line; absent on the simulated carrier, which
-   * passes text.
+   * A voice and ears for a real line (an assistant's, or a flow's prompts and recogniser); absent
+   * on the simulated carrier, which passes text.
    */
-  legMedia?: (projectId: string, assistant: CallAssistant) => Promise<LegMedia>;
+  legMedia?: (projectId: string, speech: CallSpeech) => Promise<LegMedia>;
+  /** A flow's HTTP nodes' requests (the guard against private addresses); absent: they fail. */
+  flowHttp?: (request: FlowHttpRequest) => Promise<FlowHttpResult>;
   /** Sees each answered call's session result (the benchmarks read its per-turn overhead). */
   observe?: (callId: string, session: SessionResult) => void;
 }
+
+/** What a line's media is made of: the voice that speaks, the recogniser that listens. */
+export type CallSpeech = Pick<AssistantConfig, 'voice' | 'hearing'>;
 
 export interface CallOutcome {
   callId: string;
@@ -108,7 +121,7 @@ export async function placeCall(
     signal: call.signal,
     shutdown: call.shutdown,
     connect: async () => {
-      const media = deps.legMedia ? await io(deps.legMedia(call.projectId, assistant)) : undefined;
+      const media = deps.legMedia ? await io(deps.legMedia(call.projectId, assistant.config)) : undefined;
       const result = await carrier.originate({
         callId,
         projectId: call.projectId,
@@ -162,27 +175,17 @@ export async function converse(deps: CallDeps, conversation: Conversation): Prom
       const { leg } = connected;
       lineRecorded = leg.recordsLine === true;
       await io(ports.recorder.answered(projectId, callId, new Date(leg.answeredAt)));
-      const provider = config.brain.providerId
-        ? await io(ports.assistants.provider(projectId, config.brain.providerId))
-        : null;
-      session = await runCallSession(
+      session = await talk(
+        deps,
         {
+          projectId,
           callId,
           config,
           leg,
           remoteNumber: conversation.remoteNumber,
           signal: conversation.signal,
         },
-        {
-          clock,
-          brain: createBrain({ config, provider }),
-          retrieve: async (query) =>
-            config.knowledge.baseIds.length === 0
-              ? []
-              : io(ports.knowledge.retrieve(projectId, config, query)),
-          optOut: (phone, reason) => io(ports.doNotCall.optOut(projectId, phone, reason)),
-        },
-        { onTurn: (turn) => io(ports.recorder.turn(projectId, callId, turn)) },
+        (turn) => io(ports.recorder.turn(projectId, callId, turn)),
       );
       deps.observe?.(callId, session);
       endReason = session.endReason;
@@ -208,69 +211,139 @@ export async function converse(deps: CallDeps, conversation: Conversation): Prom
   await afterCall(deps, {
     projectId,
     callId,
-    assistant,
-    config,
     endReason,
-    session,
-    conversation,
+    turns: session?.turns ?? [],
+    analysis: { config, liveGrade: session?.liveGrade ?? null },
+    sessions: session ? [{ assistantName: assistant.name, session }] : [],
+    remoteNumber: conversation.remoteNumber,
+    recorded: session !== null,
     lineRecorded,
   });
   return { callId, endReason };
 }
 
-/** After the call, in this order: analysis, then the session's actions, then the recording. */
-async function afterCall(
+/**
+ * One assistant's conversation over an answered leg, with the call's brain, knowledge and
+ * do-not-call list: a whole call's (converse), or a flow's assistant node's (`handoff`).
+ */
+export async function talk(
   deps: CallDeps,
-  input: {
+  call: {
     projectId: string;
     callId: string;
-    assistant: CallAssistant;
-    config: ReturnType<typeof fillConfig>;
-    endReason: EndReason;
-    session: SessionResult | null;
-    conversation: Conversation;
-    /** The leg recorded the line itself (a real line's WAV). */
-    lineRecorded: boolean;
+    /** Variables already filled in. */
+    config: AssistantConfig;
+    leg: CallLeg;
+    remoteNumber: string;
+    signal?: AbortSignal;
+    handoff?: boolean;
   },
-): Promise<void> {
+  onTurn: (turn: CallTurn) => Promise<void>,
+): Promise<SessionResult> {
+  const { clock, ports } = deps;
+  const { projectId, config } = call;
+  const io = ioFor(clock);
+  const provider = config.brain.providerId
+    ? await io(ports.assistants.provider(projectId, config.brain.providerId))
+    : null;
+  return runCallSession(
+    {
+      callId: call.callId,
+      config,
+      leg: call.leg,
+      remoteNumber: call.remoteNumber,
+      signal: call.signal,
+      handoff: call.handoff,
+    },
+    {
+      clock,
+      brain: createBrain({ config, provider }),
+      retrieve: async (query) =>
+        config.knowledge.baseIds.length === 0 ? [] : io(ports.knowledge.retrieve(projectId, config, query)),
+      optOut: (phone, reason) => io(ports.doNotCall.optOut(projectId, phone, reason)),
+    },
+    { onTurn },
+  );
+}
+
+/** What the post-call pipeline needs, whichever way the call ran (an assistant's, a flow's). */
+export interface CallEnding {
+  projectId: string;
+  callId: string;
+  endReason: EndReason;
+  /** The whole call's transcript. */
+  turns: CallTurn[];
+  /**
+   * How the call is graded: by an assistant's config (its model, or its rules) with the grade its
+   * brain saw; or, with no assistant in the call, by a summary of what happened (no grade).
+   */
+  analysis:
+    | { config: AssistantConfig; liveGrade: { grade: IntentGrade; reason: string } | null }
+    | { summary: string; fields: Record<string, string> };
+  /** The assistants' conversations in the call: their actions (send_sms) are acted on. */
+  sessions: { assistantName: string; session: SessionResult }[];
+  /** The other party: whom an SMS goes to. */
+  remoteNumber: string;
+  /** Somebody answered: the call has a recording (of its turns, or the line's own). */
+  recorded: boolean;
+  /** The leg recorded the line itself (a real line's WAV). */
+  lineRecorded: boolean;
+}
+
+/** After the call, in this order: analysis, then the sessions' actions, then the recording. */
+export async function afterCall(deps: CallDeps, ending: CallEnding): Promise<void> {
   const { ports } = deps;
-  const { projectId, callId, config, session, lineRecorded } = input;
+  const { projectId, callId, turns, lineRecorded } = ending;
   const io = ioFor(deps.clock);
-  const turns: CallTurn[] = session?.turns ?? [];
   try {
-    const provider = config.brain.providerId
-      ? await io(ports.assistants.provider(projectId, config.brain.providerId))
-      : null;
-    const analysis = await io(
-      analyzeCall({
-        config,
-        turns,
-        endReason: input.endReason,
-        liveGrade: session?.liveGrade ?? null,
-        provider,
-      }),
-    );
-    await io(ports.recorder.analysis(projectId, callId, analysis));
+    const how = ending.analysis;
+    if ('summary' in how) {
+      await io(
+        ports.recorder.analysis(projectId, callId, {
+          grade: null,
+          reason: '',
+          summary: how.summary,
+          fields: how.fields,
+          by: 'rules',
+        }),
+      );
+    } else {
+      const provider = how.config.brain.providerId
+        ? await io(ports.assistants.provider(projectId, how.config.brain.providerId))
+        : null;
+      const analysis = await io(
+        analyzeCall({
+          config: how.config,
+          turns,
+          endReason: ending.endReason,
+          liveGrade: how.liveGrade,
+          provider,
+        }),
+      );
+      await io(ports.recorder.analysis(projectId, callId, analysis));
+    }
   } catch (err) {
     deps.onError?.(err, 'analysis');
   }
-  for (const action of session?.actions ?? []) {
-    if (action.action !== 'send_sms' || !action.detail.trim()) continue;
-    try {
-      await io(
-        ports.actions.sendSms({
-          projectId,
-          callId,
-          to: input.conversation.remoteNumber,
-          template: 'assistant_send_sms',
-          variables: { content: action.detail, assistantName: input.assistant.name },
-        }),
-      );
-    } catch (err) {
-      deps.onError?.(err, 'send_sms');
+  for (const { assistantName, session } of ending.sessions) {
+    for (const action of session.actions) {
+      if (action.action !== 'send_sms' || !action.detail.trim()) continue;
+      try {
+        await io(
+          ports.actions.sendSms({
+            projectId,
+            callId,
+            to: ending.remoteNumber,
+            template: 'assistant_send_sms',
+            variables: { content: action.detail, assistantName },
+          }),
+        );
+      } catch (err) {
+        deps.onError?.(err, 'send_sms');
+      }
     }
   }
-  if (session && (turns.length > 0 || lineRecorded)) {
+  if (ending.recorded && (turns.length > 0 || lineRecorded)) {
     await io(ports.recorder.recordingPending(projectId, callId, lineRecorded ? 'line' : 'mix'));
     deps.onRecordingPending?.();
   }

@@ -51,6 +51,9 @@ interface CallOptions {
   signal?: AbortSignal;
   clock?: VirtualClock;
   questions?: string[];
+  handoff?: boolean;
+  /** Time the line is up before the assistant takes it (a flow's prompts before the handoff). */
+  idleBeforeMs?: number;
 }
 
 async function placeCall(options: CallOptions) {
@@ -73,8 +76,16 @@ async function placeCall(options: CallOptions) {
       persona: options.persona,
     });
     if (!dial.answered) throw new Error(`not answered: ${dial.outcome}`);
+    if (options.idleBeforeMs) await clock.sleep(options.idleBeforeMs);
     const result = await runCallSession(
-      { callId: 'call-1', config, leg: dial.leg, remoteNumber: CALLEE, signal: options.signal },
+      {
+        callId: 'call-1',
+        config,
+        leg: dial.leg,
+        remoteNumber: CALLEE,
+        signal: options.signal,
+        handoff: options.handoff,
+      },
       {
         clock,
         brain: options.brain ?? createBrain({ config, provider: null }),
@@ -249,6 +260,61 @@ describe('runCallSession end reasons', () => {
     const { result, leg } = await placeCall({ persona: 'hesitant', clock, signal: controller.signal });
     expect(result).toMatchObject({ endReason: 'failed', hangupBy: 'system', error: null });
     expect(leg.ended?.by).toBe('local');
+  });
+});
+
+describe('runCallSession handed a line by a flow (handoff)', () => {
+  it('a caller asking for a person is handed back after the transfer line: nothing dialled, the line stays up', async () => {
+    const config = followUpConfig({ transferNumber: '400-800-8000' });
+    const { result, leg, transfers, clock } = await placeCall({
+      persona: 'asks_human',
+      config,
+      handoff: true,
+    });
+    expect(result).toMatchObject({
+      endReason: 'transferred',
+      transferRequested: true,
+      transfer: null,
+      error: null,
+    });
+    expect(transfers).toEqual([]);
+    expect(leg.transferredTo).toBeNull();
+    expect(leg.ended).toBeNull();
+    expect(texts(result, 'assistant').at(-1)).toBe(config.conversation.transferLine);
+    // The flow goes on speaking on the same line.
+    const played = await clock.run(leg.say('请稍候。', { interruptible: false }));
+    expect(played.playedMs).toBeGreaterThan(0);
+    await leg.hangup();
+  });
+
+  it('a conversation that ends leaves the line up for the flow; without handoff the same call hangs up', async () => {
+    const handed = await placeCall({ persona: 'interested', handoff: true });
+    expect(handed.result).toMatchObject({ endReason: 'completed', transferRequested: false });
+    expect(handed.leg.ended).toBeNull();
+    expect(handed.result.endedAt).toBe(handed.clock.now());
+    await handed.leg.hangup();
+
+    const alone = await placeCall({ persona: 'interested' });
+    expect(alone.result).toMatchObject({ endReason: 'completed', transferRequested: false });
+    expect(alone.leg.ended?.by).toBe('local');
+  });
+
+  it('the assistant’s maxCallSeconds count from the handoff, not from the answer', async () => {
+    const config = followUpConfig({ maxCallSeconds: 30, silenceTimeoutSec: 10, maxSilenceReprompts: 5 });
+    const { result, leg } = await placeCall({
+      persona: 'silent',
+      config,
+      handoff: true,
+      idleBeforeMs: 60_000,
+    });
+    expect(result.endReason).toBe('max_duration');
+    const closing = result.turns.at(-1)!;
+    // Offsets stay on the call's timeline (the recording's): the handoff came 60 s in.
+    expect(result.turns[0]?.startMs).toBe(60_000);
+    expect(closing.startMs).toBeGreaterThanOrEqual(90_000);
+    expect(closing.startMs).toBeLessThan(91_000);
+    expect(leg.ended).toBeNull();
+    await leg.hangup();
   });
 });
 

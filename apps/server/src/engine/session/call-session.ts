@@ -85,6 +85,10 @@ class CallOver extends Error {
  * Silence: the session speaks the configured re-prompt itself (no brain turn, so no model cost
  * for dead air) up to maxSilenceReprompts times, then says the closing line and ends `silence`.
  * A silence still counts as a brain turn index, as BrainTurn documents.
+ *
+ * Handoff (input.handoff): an IVR flow lent the line. The session ends without hanging up, and a
+ * request for a person ends it as `transferred` with `transferRequested` after the transfer line,
+ * nothing dialled: the flow's own transfer node takes it from there.
  */
 export async function runCallSession(
   input: SessionInput,
@@ -100,9 +104,11 @@ export async function runCallSession(
   const actionsSeen: { action: BrainAction; detail: string; at: number }[] = [];
   let liveGrade: SessionResult['liveGrade'] = null;
   let transfer: SessionResult['transfer'] = null;
+  let transferRequested = false;
   const meter = new CpuMeter();
   const brainAbort = new AbortController();
-  const maxEndAt = leg.answeredAt + c.maxCallSeconds * 1000;
+  // A flow may hand the line over minutes into the call: the assistant's own limit starts now.
+  const maxEndAt = (input.handoff ? clock.now() : leg.answeredAt) + c.maxCallSeconds * 1000;
   const closing = line(c.closingLine, DEFAULTS.closingLine);
   let aborted = false;
 
@@ -356,6 +362,19 @@ export async function runCallSession(
         c.transferWhen !== 'never' &&
         (has('transfer') ||
           (c.transferWhen === 'on_intent_a' && turnGrade === 'A' && c.transferNumber !== ''));
+      if (wantsTransfer && input.handoff) {
+        // The flow that lent the line decides where people answer (its own transfer node, with
+        // busy and no-answer branches): announce it and give the caller back.
+        if (!(streamedReply && has('transfer'))) {
+          const transferLine =
+            has('transfer') && reply.trim() ? reply : line(c.transferLine, DEFAULTS.transferLine);
+          await say(transferLine, { ...assistantTurn, interruptible: false });
+        }
+        overheadMs.push(meter.take());
+        checkLine();
+        transferRequested = true;
+        throw new CallOver('transferred', 'assistant');
+      }
       if (wantsTransfer && c.transferNumber === '') {
         // Nobody to transfer to: the brain's "transferring you" line would be a promise we cannot keep.
         await say(line(c.fallbackReply, DEFAULTS.fallbackReply), assistantTurn);
@@ -413,7 +432,8 @@ export async function runCallSession(
     meter.pause();
     input.signal?.removeEventListener('abort', onAbort);
   }
-  if (!leg.ended) {
+  // A handed-off line goes back to the flow as it is (unless the platform is stopping the call).
+  if (!leg.ended && (!input.handoff || aborted)) {
     try {
       await leg.hangup();
     } catch {
@@ -427,6 +447,7 @@ export async function runCallSession(
     turns,
     liveGrade,
     transfer,
+    transferRequested,
     overheadMs,
     actions: actionsSeen,
     error: failure,

@@ -30,6 +30,12 @@ export interface SessionInput {
   /** The callee's number (outbound) or the caller's (inbound): whom an opt-out applies to. */
   remoteNumber: string;
   signal?: AbortSignal;
+  /**
+   * An IVR flow lent the line to the assistant and takes it back afterwards: the session never
+   * hangs up at its end, and a caller asking for a person is handed back to the flow (which knows
+   * where people answer) instead of being transferred by the assistant.
+   */
+  handoff?: boolean;
 }
 
 /** What the session reports as the call goes; the calls module persists and broadcasts it. */
@@ -47,6 +53,11 @@ export interface SessionResult {
   /** The grade the brain saw during the call (its set-intent tool or script intent), if any. */
   liveGrade: { grade: IntentGrade; reason: string } | null;
   transfer: { number: string; at: number; ok: boolean } | null;
+  /**
+   * A handed-off session (`handoff`) ended because the caller asked for a person: the transfer
+   * line was said, nothing was dialled (endReason 'transferred', `transfer` null).
+   */
+  transferRequested: boolean;
   /** Per assistant turn, the session's own CPU time (not awaiting brain, retrieval, speech or clock). */
   overheadMs: number[];
   /** Every action the brain asked for, in order (send_sms is left to the caller to act on). */

@@ -1,4 +1,4 @@
-import type { CallDetail, CallTurn, IntentGrade } from '@callpilot/contracts';
+import type { CallDetail, CallTurn, FlowStep, IntentGrade } from '@callpilot/contracts';
 import { and, desc, eq, inArray, isNull, lt, ne, or, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { calls, callTurns } from '../../db/schema';
@@ -97,6 +97,17 @@ export class CallRepository implements CallRecorder {
       .set({ turnCount: sql`${calls.turnCount} + 1` })
       .where(eq(calls.id, callId));
     this.hub.publish(projectId, { type: 'turn', callId, turn });
+  }
+
+  /**
+   * Appended in the database, so steps written one after another keep their order without a read.
+   * No event: the path is read with the detail, and the turns already show the call going on.
+   */
+  async flowStep(_projectId: string, callId: string, step: FlowStep): Promise<void> {
+    await this.db
+      .update(calls)
+      .set({ flowPath: sql`${calls.flowPath} || ${JSON.stringify([step])}::jsonb` })
+      .where(eq(calls.id, callId));
   }
 
   async end(projectId: string, callId: string, end: CallEnd): Promise<void> {

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { CallEvent } from '@callpilot/contracts';
+import { type CallDetail, type CallEvent, type FlowGraph, flowGraph } from '@callpilot/contracts';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, loginAs, seedUser } from '../../../test/helpers';
@@ -11,7 +11,8 @@ import { seedDemoContent } from '../demo/demo-content';
 
 /**
  * Inbound calls (呼入) through the API, on the simulated carrier with a clock moved by hand: a
- * number bound to an assistant, 模拟来电, refusals, concurrentCallin, hang-ups and isolation.
+ * number bound to an assistant or a call flow, 模拟来电 (the flow editor's too), refusals,
+ * concurrentCallin, hang-ups and isolation.
  */
 let t: Awaited<ReturnType<typeof createTestApp>>;
 let clock: VirtualClock;
@@ -215,6 +216,109 @@ describe('模拟来电', () => {
     expect(foreign.json().message).toContain('不是本项目的号码');
     const bad = await ring(NUMBER, 'busy');
     expect(bad.statusCode).toBe(400);
+  });
+});
+
+describe('呼入 answered by a call flow', () => {
+  const FLOW_NUMBER = '02161239000';
+  let flowId: string;
+  const menuFlow = (billLine: string): FlowGraph =>
+    flowGraph.parse({
+      nodes: [
+        { id: 'start', type: 'start' },
+        {
+          id: 'menu',
+          type: 'menu',
+          name: '主菜单',
+          data: {
+            prompt: '查询账单请按1，报修请按2。',
+            options: [
+              { key: '1', label: '账单' },
+              { key: '2', label: '报修' },
+            ],
+          },
+        },
+        { id: 'bill', type: 'play', name: '账单查询', data: { text: billLine } },
+        { id: 'repair', type: 'play', name: '报修登记', data: { text: '已为您登记报修。' } },
+        { id: 'bye', type: 'hangup', name: '结束', data: { reason: '已处理' } },
+      ],
+      edges: [
+        { id: 'e1', source: 'start', sourceHandle: 'next', target: 'menu' },
+        { id: 'e2', source: 'menu', sourceHandle: 'key:1', target: 'bill' },
+        { id: 'e3', source: 'menu', sourceHandle: 'key:2', target: 'repair' },
+        { id: 'e4', source: 'menu', sourceHandle: 'invalid', target: 'bye' },
+        { id: 'e5', source: 'menu', sourceHandle: 'timeout', target: 'bye' },
+        { id: 'e6', source: 'bill', sourceHandle: 'next', target: 'bye' },
+        { id: 'e7', source: 'repair', sourceHandle: 'next', target: 'bye' },
+      ],
+    });
+  const must = async (method: 'POST' | 'PUT', url: string, payload: unknown) => {
+    const res = await t.app.inject({
+      method,
+      url: `/api/project/${projectId}${url}`,
+      headers,
+      payload: payload as object,
+    });
+    expect(res.statusCode, `${method} ${url}: ${res.body}`).toBe(200);
+    return res.json().data;
+  };
+  const testCall = (flow: string, project = projectId, h = headers) =>
+    t.app.inject({
+      method: 'POST',
+      url: `/api/project/${project}/flows/${flow}/test-call`,
+      headers: h,
+      payload: { script: ['1'] },
+    });
+  const route = (call: CallDetail) => call.flow?.steps.map((s) => `${s.nodeId}:${s.exit ?? '-'}`);
+
+  beforeAll(async () => {
+    await must('POST', '/numbers', { number: FLOW_NUMBER, label: '流程热线' });
+    flowId = (await must('POST', '/flows', { name: '客服热线' })).id;
+    await must('PUT', `/flows/${flowId}/draft`, { graph: menuFlow('已发布：您本月账单一百元。') });
+    await must('POST', `/flows/${flowId}/publish`, { note: '上线' });
+    await must('PUT', `/numbers/${FLOW_NUMBER}/inbound`, { assistantId: null, flowId });
+    // Edited since: the draft differs from the live version.
+    await must('PUT', `/flows/${flowId}/draft`, { graph: menuFlow('草稿：您本月账单一百二十元。') });
+  });
+
+  it('a caller of the bound number hears the published version, whatever the draft says', async () => {
+    const res = await ring(FLOW_NUMBER, 'interested');
+    expect(res.statusCode, res.body).toBe(200);
+    const call: CallDetail = await until(res.json().data.callId, 'ended');
+    expect(call).toMatchObject({ direction: 'inbound', endReason: 'completed', assistantId: null });
+    expect(call.flow).toMatchObject({ flowId, flowName: '客服热线', flowVersion: 1 });
+    // The interested caller presses the first key the menu offers.
+    expect(route(call)).toEqual(['start:next', 'menu:key:1', 'bill:next', 'bye:-']);
+    expect(call.turns.map((turn) => turn.dtmf ?? turn.text)).toEqual([
+      '查询账单请按1，报修请按2。',
+      '1',
+      '已发布：您本月账单一百元。',
+    ]);
+  });
+
+  it('the editor’s 模拟来电 runs the draft with the scripted caller, recorded as a test call', async () => {
+    const res = await testCall(flowId);
+    expect(res.statusCode, res.body).toBe(200);
+    const call: CallDetail = await until(res.json().data.callId, 'ended');
+    expect(call).toMatchObject({ direction: 'inbound', endReason: 'completed', calleeNumber: FLOW_NUMBER });
+    expect(call.flow).toMatchObject({ flowId, flowVersion: null });
+    expect(route(call)).toEqual(['start:next', 'menu:key:1', 'bill:next', 'bye:-']);
+    expect(call.turns.map((turn) => turn.text)).toContain('草稿：您本月账单一百二十元。');
+    // No assistant talked: the path is the summary.
+    expect(call.summary).toBe('按键 1 → 账单查询 → 挂机（已处理）');
+  });
+
+  it("another project's member can neither place a test call on the flow nor ring its number", async () => {
+    const before = (
+      await t.app.inject({ method: 'GET', url: `/api/project/${projectId}/calls`, headers })
+    ).json().data.total;
+    expect((await testCall(flowId, otherProjectId, otherHeaders)).statusCode).toBe(404);
+    expect((await testCall(flowId, projectId, otherHeaders)).statusCode).toBe(403);
+    expect((await ring(FLOW_NUMBER, 'interested', otherHeaders)).statusCode).toBe(403);
+    const after = (
+      await t.app.inject({ method: 'GET', url: `/api/project/${projectId}/calls`, headers })
+    ).json().data.total;
+    expect(after).toBe(before);
   });
 });
 

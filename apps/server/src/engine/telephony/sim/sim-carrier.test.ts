@@ -363,3 +363,132 @@ describe('determinism and the persona mix', () => {
     expect(leg.ended?.by).toBe('remote');
   });
 });
+
+describe('a scripted caller (模拟来电 of a flow)', () => {
+  /** A caller dialling in with `script`; the runtime's handler answers at once. */
+  async function callIn(script: string[], persona: SimPersona = 'interested', transferFails?: () => boolean) {
+    const clock = new VirtualClock({ startAt: START });
+    const carrier = createSimCarrier({
+      clock,
+      seed: 3,
+      ...(transferFails ? { transferFails } : {}),
+    });
+    carrier.onInbound((offer) => void offer.answer());
+    const result = await carrier.simulateInbound({
+      callId: 'in-1',
+      from: '13900000001',
+      to: '4008000000',
+      persona,
+      script,
+    });
+    if (!result.answered) throw new Error('not answered');
+    return { clock, leg: result.leg };
+  }
+
+  it('takes one step of the script per listen: keys, words, silence, then hangs up', async () => {
+    const { clock, leg } = await callIn(['1', '我想报修宽带', '', '123#', '挂机']);
+    const heard = await clock.run(async () => {
+      const steps: { heard: Utterance | null; waitedMs: number }[] = [];
+      for (const [prompt, maxDigits] of [
+        ['查询账单请按1，报修请按2。', 1],
+        ['请说出您要办理的业务。', undefined],
+        ['请输入您的工号。', 8],
+        ['请输入您的工号。', 8],
+        ['请稍候。', undefined],
+      ] as const) {
+        await leg.say(prompt, { interruptible: true });
+        const before = clock.now();
+        const utterance = await leg.listen({ timeoutMs: 5_000, maxDigits });
+        steps.push({ heard: utterance, waitedMs: clock.now() - before });
+      }
+      return steps;
+    });
+    expect(heard.map((step) => [step.heard?.dtmf ?? null, step.heard?.text ?? null])).toEqual([
+      ['1', ''],
+      [null, '我想报修宽带'],
+      [null, null],
+      ['123#', ''],
+      [null, null],
+    ]);
+    // Silence is the whole timeout; the others answer within the scripted pause.
+    expect(heard[2]?.waitedMs).toBe(5_000);
+    expect(heard[0]?.waitedMs).toBeLessThan(3_000);
+    // 挂机: the caller hung up before the timeout ran out.
+    expect(leg.ended?.by).toBe('remote');
+    expect(heard[4]?.waitedMs).toBeLessThan(5_000);
+  });
+
+  it('a key answer ends at maxDigits keys: the next listen hears the keys typed ahead', async () => {
+    const { clock, leg } = await callIn(['21', '3']);
+    const keys = await clock.run(async () => {
+      await leg.say('报修请按2。', { interruptible: true });
+      const first = await leg.listen({ timeoutMs: 5_000, maxDigits: 1 });
+      const second = await leg.listen({ timeoutMs: 5_000, maxDigits: 1 });
+      const third = await leg.listen({ timeoutMs: 5_000, maxDigits: 1 });
+      return [first, second, third];
+    });
+    expect(keys.map((u) => u?.dtmf)).toEqual(['2', '1', '3']);
+    expect(keys[1]?.startedAt).toBe(keys[0]?.endedAt);
+    await leg.hangup();
+  });
+
+  it('follows the script whatever its persona would do, and the persona takes over after it', async () => {
+    // A hangs_up caller would be gone after a line or two; scripted, it stays for the whole script.
+    const { clock, leg } = await callIn(['1', '2', '0'], 'hangs_up');
+    const pressed = await clock.run(async () => {
+      const keys: (string | null)[] = [];
+      for (let i = 0; i < 3; i++) {
+        await leg.say('您好，欢迎致电星河宽带，请按键选择您要办理的业务，谢谢。', { interruptible: false });
+        keys.push((await leg.listen({ timeoutMs: 5_000, maxDigits: 1 }))?.dtmf ?? null);
+      }
+      return keys;
+    });
+    expect(pressed).toEqual(['1', '2', '0']);
+    expect(leg.ended).toBeNull();
+
+    const after = await callIn(['1'], 'interested');
+    const replies = await after.clock.run(async () => {
+      await after.leg.say('查询请按1。', { interruptible: false });
+      const scripted = await after.leg.listen({ timeoutMs: 5_000, maxDigits: 1 });
+      await after.leg.say('好的，请问现在方便吗？', { interruptible: false });
+      const own = await after.leg.listen({ timeoutMs: 6_000 });
+      return [scripted, own];
+    });
+    expect(replies[0]?.dtmf).toBe('1');
+    expect(replies[1]?.text).toMatch(/方便|您说|什么事/);
+    await after.leg.hangup();
+  });
+
+  it('a transfer fails the way the desk answers: busy, no answer after the ring timeout, or failed', async () => {
+    const outcomes = new Map<string, boolean | 'busy' | 'no_answer' | 'failed'>([
+      ['8001', 'busy'],
+      ['8002', 'no_answer'],
+      ['8003', 'failed'],
+      ['8004', true],
+      ['8005', false],
+    ]);
+    const clock = new VirtualClock({ startAt: START });
+    const carrier = createSimCarrier({ clock, seed: 3, transferFails: (n) => outcomes.get(n) ?? false });
+    const results = await clock.run(
+      Promise.all(
+        [...outcomes.keys()].map(async (number, i) => {
+          const leg = answeredLeg(
+            await carrier.originate({ callId: `t${i}`, from: 'a', to: 'b', persona: 'interested' }),
+          );
+          const before = clock.now();
+          const result = await leg.transfer(number, { callerId: '02160880000', ringTimeoutMs: 20_000 });
+          return { result, tookMs: clock.now() - before, leg };
+        }),
+      ),
+    );
+    expect(results.map((r) => r.result)).toEqual([
+      { ok: false, outcome: 'busy', detail: '人工坐席忙线' },
+      { ok: false, outcome: 'no_answer', detail: '人工坐席无人接听' },
+      { ok: false, outcome: 'failed', detail: '转接失败：人工坐席未接通' },
+      { ok: false, outcome: 'no_answer', detail: '人工坐席无人接听' },
+      { ok: true },
+    ]);
+    expect(results[1]?.tookMs).toBe(20_000);
+    expect(results[4]?.leg).toMatchObject({ transferredTo: '8005', transferCallerId: '02160880000' });
+  });
+});

@@ -8,6 +8,7 @@ import type {
   OriginateResult,
   PlayResult,
   TelephonyAdapter,
+  TransferFailure,
   UnansweredOutcome,
   Utterance,
 } from '../types';
@@ -26,6 +27,23 @@ const ASSISTANT_CHARS_PER_SECOND = 4.5;
 /** Voice activity detection needs a moment of the callee's speech before the line is cut. */
 const BARGE_IN_DETECTION_MS = 300;
 const DTMF_DIGIT_MS = 300;
+/** A scripted caller's pause before pressing or answering (never past half the wait). */
+const SCRIPT_THINK_MS: [number, number] = [500, 1500];
+/** What a scripted caller says to hang up. */
+export const SCRIPT_HANGUP = '挂机';
+const SCRIPT_DIGITS = /^[0-9*#]+$/;
+
+/**
+ * Why a transfer fails, as `transferFails` answers it: true is nobody picking up (the desk's
+ * usual failure), false a transfer that connects.
+ */
+export type SimTransferFailure = boolean | TransferFailure;
+
+const TRANSFER_FAILURE_DETAIL: Record<TransferFailure, string> = {
+  busy: '人工坐席忙线',
+  no_answer: '人工坐席无人接听',
+  failed: '转接失败：人工坐席未接通',
+};
 
 export interface SimCarrierOptions {
   clock: Clock;
@@ -36,8 +54,11 @@ export interface SimCarrierOptions {
   /** Questions the asks_question persona picks from, e.g. a knowledge base's FAQ questions. */
   questions?: readonly string[];
   ringTimeoutMs?: number;
-  /** A transfer to a number for which this returns true fails (nobody at the human desk). */
-  transferFails?: (number: string) => boolean;
+  /**
+   * A transfer to a number for which this returns true fails (nobody at the human desk), or
+   * fails the way it names (busy, no_answer, failed: an IVR flow branches on it).
+   */
+  transferFails?: (number: string) => SimTransferFailure;
 }
 
 interface Ring {
@@ -81,7 +102,12 @@ export interface SimLegInit {
   clock: Clock;
   rng: Random;
   questions: readonly string[];
-  transferFails: (number: string) => boolean;
+  transferFails: (number: string) => SimTransferFailure;
+  /**
+   * What the caller does at each listen, in order (a 模拟来电 of a flow): digits are keys, '' is
+   * silence, '挂机' hangs up, anything else is said. The persona takes over once it is used up.
+   */
+  script?: readonly string[];
   onEnd: (leg: SimLeg) => void;
 }
 
@@ -101,6 +127,8 @@ export class SimLeg implements CallLeg {
   /** Digits the assistant sent and the number a transfer bridged to (for tests and the record). */
   readonly sentDtmf: string[] = [];
   transferredTo: string | null = null;
+  /** The number the human saw, when the transfer named one. */
+  transferCallerId: string | null = null;
   readonly whenEnded: Promise<{ by: LegEndBy; at: number }>;
   private endedState: { by: LegEndBy; at: number } | null = null;
   private resolveEnded!: (value: { by: LegEndBy; at: number }) => void;
@@ -109,6 +137,7 @@ export class SimLeg implements CallLeg {
   private readonly callee: SimCallee;
   private readonly clock: Clock;
   private readonly rng: Random;
+  private readonly script: string[];
 
   constructor(private readonly init: SimLegInit) {
     this.id = init.id;
@@ -120,6 +149,7 @@ export class SimLeg implements CallLeg {
     this.rng = init.rng;
     this.answeredAt = init.clock.now();
     this.isVoicemail = init.persona === 'voicemail';
+    this.script = [...(init.script ?? [])];
     const calleePersona = isTalkingPersona(init.persona) ? init.persona : 'voicemail';
     this.callee = new SimCallee(calleePersona, init.rng, init.questions);
     this.whenEnded = new Promise((resolve) => {
@@ -138,6 +168,12 @@ export class SimLeg implements CallLeg {
     const lineMs = speechDurationMs(text, ASSISTANT_CHARS_PER_SECOND * (options.speed ?? 1));
     // A new line supersedes anything the callee was about to say to the previous one.
     this.pending = null;
+    if (this.script.length > 0) {
+      // A scripted caller answers at the next listen, whatever the line said.
+      await this.wait(lineMs);
+      const endedAt = this.clock.now();
+      return { interrupted: false, playedMs: endedAt - startedAt, startedAt, endedAt, synthesisMs: 0 };
+    }
     const reaction = this.callee.react(text, lineMs);
 
     if (reaction.kind === 'hangup') this.scheduleRemoteHangup(startedAt + reaction.atMs);
@@ -165,20 +201,36 @@ export class SimLeg implements CallLeg {
     return { interrupted: false, playedMs: endedAt - startedAt, startedAt, endedAt, synthesisMs: 0 };
   }
 
-  async listen(options: { timeoutMs: number }): Promise<Utterance | null> {
+  async listen(options: { timeoutMs: number; maxDigits?: number }): Promise<Utterance | null> {
     if (this.endedState) return null;
     const start = this.clock.now();
-    const next = this.pending;
+    if (!this.pending && this.script.length > 0) this.pending = this.scripted(start, options);
+    const pending = this.pending;
     // Silence is "nobody started speaking before the timeout"; a late talker is heard next time.
-    if (!next || next.startedAt > start + options.timeoutMs) {
+    if (!pending || pending.startedAt > start + options.timeoutMs) {
       await this.wait(options.timeoutMs);
       return null;
     }
+    const [next, rest] = splitKeys(pending, options.maxDigits);
     await this.wait(next.readyAt - start);
     if (this.endedState) return null;
-    this.pending = null;
+    // Keys typed past the answer wait for the next listen (until the next line is played).
+    this.pending = rest;
     const { readyAt: _readyAt, ...utterance } = next;
     return utterance;
+  }
+
+  /** The script's next step as the utterance it makes (null: silence, or the caller hung up). */
+  private scripted(now: number, options: { timeoutMs: number; maxDigits?: number }): PendingUtterance | null {
+    const entry = (this.script.shift() ?? '').trim();
+    const think = Math.min(this.rng.int(SCRIPT_THINK_MS[0], SCRIPT_THINK_MS[1]), options.timeoutMs / 2);
+    if (entry === '') return null;
+    if (entry === SCRIPT_HANGUP) {
+      this.scheduleRemoteHangup(now + think);
+      return null;
+    }
+    if (SCRIPT_DIGITS.test(entry)) return this.utterance('', entry, now + think);
+    return this.utterance(entry, null, now + think);
   }
 
   async sendDtmf(digits: string): Promise<void> {
@@ -186,12 +238,20 @@ export class SimLeg implements CallLeg {
     await this.wait(digits.length * DTMF_DIGIT_MS);
   }
 
-  async transfer(number: string): Promise<{ ok: boolean; detail?: string }> {
-    if (this.endedState) return { ok: false, detail: '通话已结束' };
-    await this.wait(this.rng.int(3000, 8000));
-    if (this.endedState) return { ok: false, detail: '客户在转接中挂断' };
-    if (this.init.transferFails(number)) return { ok: false, detail: '人工坐席无人接听' };
+  async transfer(
+    number: string,
+    options: { callerId?: string; ringTimeoutMs?: number } = {},
+  ): Promise<{ ok: boolean; detail?: string; outcome?: TransferFailure }> {
+    if (this.endedState) return { ok: false, detail: '通话已结束', outcome: 'failed' };
+    const setupMs = this.rng.int(3000, 8000);
+    const fails = this.init.transferFails(number);
+    const failure: TransferFailure | null = fails === true ? 'no_answer' : fails || null;
+    // Nobody answering rings for as long as the caller is willing to wait.
+    await this.wait(failure === 'no_answer' ? (options.ringTimeoutMs ?? setupMs) : setupMs);
+    if (this.endedState) return { ok: false, detail: '客户在转接中挂断', outcome: 'failed' };
+    if (failure) return { ok: false, detail: TRANSFER_FAILURE_DETAIL[failure], outcome: failure };
     this.transferredTo = number;
+    this.transferCallerId = options.callerId ?? null;
     return { ok: true };
   }
 
@@ -244,6 +304,26 @@ export class SimLeg implements CallLeg {
   }
 }
 
+/**
+ * A key answer ends at `#` or at `maxDigits` keys, as a real line's does: the keys after it are a
+ * second answer, pressed right after the first.
+ */
+function splitKeys(
+  utterance: PendingUtterance,
+  maxDigits: number | undefined,
+): [PendingUtterance, PendingUtterance | null] {
+  const keys = utterance.dtmf;
+  if (!keys) return [utterance, null];
+  const hash = keys.indexOf('#');
+  const cut = Math.min(hash >= 0 ? hash + 1 : keys.length, maxDigits ?? keys.length);
+  if (cut >= keys.length) return [utterance, null];
+  const splitAt = utterance.startedAt + cut * DTMF_DIGIT_MS;
+  return [
+    { ...utterance, dtmf: keys.slice(0, cut), endedAt: splitAt, readyAt: splitAt },
+    { ...utterance, dtmf: keys.slice(cut), startedAt: splitAt },
+  ];
+}
+
 export interface SimCarrier extends TelephonyAdapter {
   readonly kind: 'sim';
   /**
@@ -256,6 +336,8 @@ export interface SimCarrier extends TelephonyAdapter {
     to: string;
     persona?: SimPersona;
     questions?: readonly string[];
+    /** What the caller does at each listen before the persona takes over (see SimLegInit.script). */
+    script?: readonly string[];
   }): Promise<{ answered: true; leg: SimLeg } | { answered: false; cause: 'busy' | 'unavailable' }>;
   /** Legs currently up. */
   readonly activeLegs: number;
@@ -281,6 +363,7 @@ export function createSimCarrier(options: SimCarrierOptions): SimCarrier {
     persona: SimPersona,
     rng: Random,
     questions?: readonly string[],
+    script?: readonly string[],
   ) => {
     const leg = new SimLeg({
       id,
@@ -292,6 +375,7 @@ export function createSimCarrier(options: SimCarrierOptions): SimCarrier {
       rng,
       questions: questions ?? options.questions ?? [],
       transferFails: options.transferFails ?? (() => false),
+      script,
       onEnd: (ended) => live.delete(ended),
     });
     live.add(leg);
@@ -363,6 +447,7 @@ export function createSimCarrier(options: SimCarrierOptions): SimCarrier {
               persona,
               rng,
               request.questions,
+              request.script,
             );
             resolve({ answered: true, leg });
             return leg;

@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ProviderError } from '../../brain/openai-client';
-import { systemClock } from '../../clock';
+import { systemClock, VirtualClock } from '../../clock';
 import { createEspeakSynthesizer } from '../../speech/espeak';
 import { createFunAsrRecognizer } from '../../speech/funasr-recognizer';
 import { wavToPcm } from '../../speech/resample';
@@ -10,6 +10,7 @@ import type { SpeechRecognizer } from '../../speech/types';
 import { loadVad, type Vad } from '../../speech/vad';
 import type { MediaSession } from '../media/media-engine';
 import { SipCallLeg, type SipLegOptions } from './call-leg';
+import { transferFailureOf } from './sip-adapter';
 import type { InviteSession } from './user-agent';
 
 /*
@@ -331,4 +332,104 @@ describe.concurrent('SIP leg streaming recognition', () => {
       await server.close();
     }
   }, 20_000);
+});
+
+describe('SIP leg for IVR flows', () => {
+  /** The caller's audio pushed at once, as the worker's batches (the VAD does not care how fast). */
+  function sayAtOnce(media: FakeMedia) {
+    const audio = new Int16Array(2400 + caller.length + 8000);
+    audio.set(caller, 2400);
+    for (let offset = 0; offset < audio.length; offset += 640)
+      media.emit('audio', audio.slice(offset, offset + 640));
+  }
+
+  it('a menu waiting for one key hears it at once; without maxDigits the key waits for the pause that ends a number', async () => {
+    const clock = new VirtualClock();
+    const { leg, media } = legWith(null, { clock });
+    const menu = leg.listen({ timeoutMs: 5_000, maxDigits: 1 });
+    const pressedAt = clock.now();
+    media.emit('dtmf', '2');
+    const heard = await clock.run(menu);
+    expect(heard).toMatchObject({ dtmf: '2', text: '' });
+    expect(clock.now() - pressedAt).toBe(0);
+
+    const number = leg.listen({ timeoutMs: 5_000 });
+    const typedAt = clock.now();
+    media.emit('dtmf', '2');
+    expect((await clock.run(number))?.dtmf).toBe('2');
+    expect(clock.now() - typedAt).toBeGreaterThanOrEqual(1_500);
+    await leg.hangup();
+  });
+
+  it('keys typed over the prompt make the answer at once; keys typed ahead are the next answer', async () => {
+    const clock = new VirtualClock();
+    const { leg, media } = legWith(null, { clock });
+    media.emit('dtmf', '1');
+    media.emit('dtmf', '3');
+    const answers = await clock.run(async () => [
+      await leg.listen({ timeoutMs: 5_000, maxDigits: 1 }),
+      await leg.listen({ timeoutMs: 5_000, maxDigits: 1 }),
+    ]);
+    expect(answers.map((answer) => answer?.dtmf)).toEqual(['1', '3']);
+    // `#` ends a longer answer before its maximum.
+    const collect = leg.listen({ timeoutMs: 5_000, maxDigits: 11 });
+    for (const key of '8001#') media.emit('dtmf', key);
+    expect((await clock.run(collect))?.dtmf).toBe('8001#');
+    await leg.hangup();
+  });
+
+  it('useMedia: from then on it speaks with the new voice and hears with the new recogniser', async () => {
+    const flowVoice = new Int16Array(1600).fill(1000);
+    const assistantVoice = new Int16Array(1600).fill(2000);
+    const played: Int16Array[] = [];
+    const { leg, media } = legWith(null, { synthesize: async () => flowVoice });
+    const play = media.play.bind(media);
+    media.play = (pcm: Int16Array) => {
+      played.push(pcm);
+      return play(pcm);
+    };
+    await leg.say('您好，欢迎致电。', { interruptible: false });
+    sayAtOnce(media);
+    // No recogniser yet: the caller's words are not understood.
+    expect(await leg.listen({ timeoutMs: 300 })).toBeNull();
+
+    leg.useMedia({
+      synthesize: async () => assistantVoice,
+      recognizer: { transcribe: async () => ({ text: '我要报修宽带', durationMs: 100 }) },
+    });
+    await leg.say('请问有什么可以帮您？', { interruptible: false });
+    expect(played.map((pcm) => pcm[0])).toEqual([1000, 2000]);
+    const listening = leg.listen({ timeoutMs: 3_000 });
+    sayAtOnce(media);
+    expect((await listening)?.text).toBe('我要报修宽带');
+    await leg.hangup();
+  });
+
+  it('playAudio plays the recorded prompt as it is, cut short by a key only when interruptible', async () => {
+    const prompt = Int16Array.from({ length: 8000 }, (_, i) => (i % 16) * 100);
+    const { leg, media } = legWith(null);
+    const played: Int16Array[] = [];
+    const play = media.play.bind(media);
+    media.play = (pcm: Int16Array) => {
+      played.push(pcm);
+      return play(pcm);
+    };
+    const whole = await leg.playAudio(prompt, { interruptible: false });
+    expect(played[0]).toEqual(prompt);
+    expect(whole).toMatchObject({ interrupted: false, playedMs: 1000 });
+
+    const cut = leg.playAudio(prompt, { interruptible: true });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    media.emit('dtmf', '1');
+    expect((await cut).interrupted).toBe(true);
+    expect((await leg.listen({ timeoutMs: 2_000, maxDigits: 1 }))?.dtmf).toBe('1');
+    await leg.hangup();
+  });
+
+  it('a transfer outcome names why it failed, from the target’s final response', () => {
+    expect(
+      [486, 600, 408, 480, 487, 503, 404, undefined].map((status) => transferFailureOf({ status })),
+    ).toEqual(['busy', 'busy', 'no_answer', 'no_answer', 'no_answer', 'failed', 'failed', 'failed']);
+    expect(transferFailureOf({ timedOut: true })).toBe('no_answer');
+  });
 });

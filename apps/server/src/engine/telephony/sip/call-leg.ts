@@ -6,7 +6,8 @@
  * The caller's audio is forwarded for the whole call and pushed through one endpointer, so an
  * utterance that starts while the assistant speaks (barge-in) is still whole when `listen`
  * asks for it. Events queue until `listen` takes them; DTMF digits pressed in a row are joined
- * into one answer (up to `#` or a pause).
+ * into one answer (up to `#`, a pause, or as many keys as a listen asks for: an IVR menu's one).
+ * A flow hands the line to an assistant with its own voice and ears (`useMedia`).
  *
  * A recogniser that streams (`openSession`) hears each utterance while it is spoken: a session
  * opens at the VAD's speech start, with the audio just before it, and is finished at speech end,
@@ -20,7 +21,15 @@ import type { RecognitionSession, SpeechRecognizer, Transcript } from '../../spe
 import { type Endpointer, FRAME_MS, FRAME_SAMPLES, type SpeechEnd } from '../../speech/vad';
 import type { MediaSession } from '../media/media-engine';
 import type { PlayOutcome } from '../media/protocol';
-import type { CallLeg, LegEndBy, PlayResult, StreamedPlayResult, Utterance } from '../types';
+import type {
+  CallLeg,
+  LegEndBy,
+  LegMedia,
+  PlayResult,
+  StreamedPlayResult,
+  TransferFailure,
+  Utterance,
+} from '../types';
 import { formatDtmfRelay } from './dtmf-info';
 import type { InviteSession } from './user-agent';
 
@@ -69,7 +78,10 @@ export interface SipLegOptions {
    */
   telephoneEvent?: () => boolean;
   /** Blind transfer; resolves once the far end reported the outcome. */
-  transfer: (number: string) => Promise<{ ok: boolean; detail?: string }>;
+  transfer: (
+    number: string,
+    options?: { callerId?: string; ringTimeoutMs?: number },
+  ) => Promise<{ ok: boolean; detail?: string; outcome?: TransferFailure }>;
   /** The media session records the call to a WAV (the call's recording). */
   recordsLine?: boolean;
   onError?: (err: unknown, context: string) => void;
@@ -122,8 +134,12 @@ export class SipCallLeg implements CallLeg {
   /** Sessions finished but not yet answered: hang-up must close their sockets too. */
   private readonly finishing = new Set<RecognitionSession>();
   /** The last frames pushed, by frame number modulo its length; null without a streaming recogniser. */
-  private readonly history: Int16Array | null;
+  private history: Int16Array | null;
   private lastPartialText = '';
+  /** The voice and ears in use: the options' until `useMedia` swaps them (a flow's assistant node). */
+  private speech: LegMedia;
+  /** While a listen asks for at most this many keys, the key answer ends at that many. */
+  private keyLimit: number | undefined;
 
   constructor(private readonly options: SipLegOptions) {
     this.id = options.id;
@@ -133,6 +149,12 @@ export class SipCallLeg implements CallLeg {
     this.answeredAt = options.answeredAt;
     this.recordsLine = options.recordsLine ?? false;
     this.audioEpoch = options.clock.now();
+    this.speech = {
+      synthesize: options.synthesize,
+      speakSentence: options.speakSentence,
+      recognizer: options.recognizer,
+      hotwords: options.hotwords,
+    };
     this.history = options.recognizer?.openSession
       ? new Int16Array(STREAM_HISTORY_FRAMES * FRAME_SAMPLES)
       : null;
@@ -170,6 +192,18 @@ export class SipCallLeg implements CallLeg {
   /** SIP INFO (application/dtmf-relay) from the signalling side. */
   receiveDtmf(digit: string): void {
     this.onDigit(digit);
+  }
+
+  /**
+   * Speaks and listens with `media` from now on (an IVR flow handing the caller to an assistant
+   * with its own voice and recogniser). An utterance being heard finishes with the recogniser
+   * that started it.
+   */
+  useMedia(media: LegMedia): void {
+    this.speech = { ...media };
+    if (media.recognizer?.openSession && !this.history) {
+      this.history = new Int16Array(STREAM_HISTORY_FRAMES * FRAME_SAMPLES);
+    }
   }
 
   private end(by: LegEndBy) {
@@ -217,7 +251,7 @@ export class SipCallLeg implements CallLeg {
         this.openStream(event.startMs, event.atMs);
         // Without a recogniser the words would be thrown away: cutting the assistant off for
         // them would leave the caller with neither the line nor an answer. Keys still cut in.
-        if (this.options.recognizer && this.playing?.interruptible && !this.playing.bargedIn) {
+        if (this.speech.recognizer && this.playing?.interruptible && !this.playing.bargedIn) {
           this.playing.bargedIn = true;
           this.playing.stop?.abort();
           void this.options.media.stopPlayback().catch((err) => this.options.onError?.(err, 'barge-in'));
@@ -250,14 +284,14 @@ export class SipCallLeg implements CallLeg {
 
   /** Opens a streaming session for the utterance that started, fed the audio since its pre-roll. */
   private openStream(startMs: number, atMs: number) {
-    const { recognizer } = this.options;
+    const { recognizer } = this.speech;
     const history = this.history;
     if (!recognizer?.openSession || !history) return;
     let session: RecognitionSession;
     try {
       session = recognizer.openSession({
         language: 'zh',
-        prompt: this.options.hotwords,
+        prompt: this.speech.hotwords,
         signal: this.hangingUp.signal,
       });
     } catch (err) {
@@ -323,6 +357,8 @@ export class SipCallLeg implements CallLeg {
     entry.lastAt = now;
     entry.timer.abort();
     if (digit === '#') return this.flushDigits();
+    // A menu waiting for one key reacts to it at once, not after the pause that ends a number.
+    if (this.keyLimit !== undefined && entry.digits.length >= this.keyLimit) return this.flushDigits();
     entry.timer = new AbortController();
     this.options.clock.sleep(DTMF_PAUSE_MS, entry.timer.signal).then(
       () => this.flushDigits(),
@@ -344,12 +380,23 @@ export class SipCallLeg implements CallLeg {
   }
 
   async say(text: string, options: { interruptible: boolean; speed?: number }): Promise<PlayResult> {
-    const { clock, media } = this.options;
-    const requested = clock.now();
+    const requested = this.options.clock.now();
     if (this.ended) return { interrupted: false, playedMs: 0, startedAt: requested, endedAt: requested };
-    const pcm = await this.options.synthesize(text, options.speed ?? 1);
+    const pcm = await this.speech.synthesize(text, options.speed ?? 1);
+    return this.play(pcm, options.interruptible, requested);
+  }
+
+  /** Plays recorded audio (an IVR prompt uploaded as a file): cut short like a line, by voice or keys. */
+  async playAudio(pcm: Int16Array, options: { interruptible: boolean }): Promise<PlayResult> {
+    const requested = this.options.clock.now();
+    if (this.ended) return { interrupted: false, playedMs: 0, startedAt: requested, endedAt: requested };
+    return this.play(pcm, options.interruptible, requested);
+  }
+
+  private async play(pcm: Int16Array, interruptible: boolean, requested: number): Promise<PlayResult> {
+    const { clock, media } = this.options;
     const startedAt = clock.now();
-    this.playing = { interruptible: options.interruptible, bargedIn: false };
+    this.playing = { interruptible, bargedIn: false };
     try {
       const outcome = await media.play(pcm);
       return {
@@ -385,9 +432,9 @@ export class SipCallLeg implements CallLeg {
     const onHangup = () => stop.abort();
     this.hangingUp.signal.addEventListener('abort', onHangup, { once: true });
     if (this.ended) stop.abort();
+    const { speakSentence, synthesize } = this.speech;
     const speak =
-      this.options.speakSentence ??
-      ((text: string, rate: number) => wholeSentence(() => this.options.synthesize(text, rate)));
+      speakSentence ?? ((text: string, rate: number) => wholeSentence(() => synthesize(text, rate)));
     this.playing = { interruptible: options.interruptible, bargedIn: false, stop };
     const playing = this.playing;
 
@@ -482,16 +529,33 @@ export class SipCallLeg implements CallLeg {
     }
   }
 
-  async listen(options: { timeoutMs: number }): Promise<Utterance | null> {
+  async listen(options: { timeoutMs: number; maxDigits?: number }): Promise<Utterance | null> {
+    this.keyLimit = options.maxDigits;
+    try {
+      return await this.nextUtterance(options.timeoutMs, options.maxDigits);
+    } finally {
+      this.keyLimit = undefined;
+    }
+  }
+
+  private async nextUtterance(timeoutMs: number, maxDigits: number | undefined): Promise<Utterance | null> {
     const { clock } = this.options;
-    const deadline = clock.now() + options.timeoutMs;
+    const deadline = clock.now() + timeoutMs;
+    // Keys pressed over the prompt may already make a whole answer.
+    if (maxDigits !== undefined && this.dtmf && this.dtmf.digits.length >= maxDigits) this.flushDigits();
     for (;;) {
       if (this.ended) return null;
       const next = this.heard.shift();
       if (next?.kind === 'dtmf') {
+        let digits = next.digits;
+        if (maxDigits !== undefined && digits.length > maxDigits) {
+          // Typed ahead in one go: the rest is the next answer.
+          this.heard.unshift({ ...next, digits: digits.slice(maxDigits) });
+          digits = digits.slice(0, maxDigits);
+        }
         return {
           text: '',
-          dtmf: next.digits,
+          dtmf: digits,
           startedAt: next.startedAt,
           endedAt: next.endedAt,
           recognitionMs: 0,
@@ -524,7 +588,8 @@ export class SipCallLeg implements CallLeg {
     heardAt: number,
     streamed: Promise<StreamFinal> | undefined,
   ): Promise<Utterance | null> {
-    const { recognizer, clock } = this.options;
+    const { clock } = this.options;
+    const { recognizer } = this.speech;
     if (!recognizer) return null;
     const startedAt = this.audioEpoch + end.startMs;
     const endedAt = this.audioEpoch + end.endMs;
@@ -557,7 +622,7 @@ export class SipCallLeg implements CallLeg {
     try {
       const transcript = await recognizer.transcribe(
         { pcm: end.audio, sampleRate: 8000 },
-        { language: 'zh', prompt: this.options.hotwords, signal: this.hangingUp.signal },
+        { language: 'zh', prompt: this.speech.hotwords, signal: this.hangingUp.signal },
       );
       if (!transcript.text.trim()) return null;
       return {
@@ -604,9 +669,12 @@ export class SipCallLeg implements CallLeg {
     return outcome.ok;
   }
 
-  transfer(number: string): Promise<{ ok: boolean; detail?: string }> {
-    if (this.ended) return Promise.resolve({ ok: false, detail: '通话已结束' });
-    return this.options.transfer(number);
+  transfer(
+    number: string,
+    options?: { callerId?: string; ringTimeoutMs?: number },
+  ): Promise<{ ok: boolean; detail?: string; outcome?: TransferFailure }> {
+    if (this.ended) return Promise.resolve({ ok: false, detail: '通话已结束', outcome: 'failed' });
+    return this.options.transfer(number, options);
   }
 
   /**

@@ -24,6 +24,7 @@ import type {
   OriginateRequest,
   OriginateResult,
   TelephonyAdapter,
+  TransferFailure,
   UnansweredOutcome,
 } from '../types';
 
@@ -102,6 +103,24 @@ const DEFAULT_RING_TIMEOUT_MS = 45_000;
  * §12.2.1.2 it ends the dialog, and with it the call there was to bridge.
  */
 const REFER_REFUSALS = new Set([403, 405, 420, 488, 501, 603]);
+/** Added to a transfer's ring timeout for the line to set the target's call up. */
+const REFER_SETUP_MS = 5_000;
+
+/**
+ * Why a transfer did not connect, as an IVR flow branches on it, from the target's final response
+ * (a REFER's NOTIFY): busy (486, 600), nobody answering (408, 480, 487, or no outcome in time),
+ * anything else failed.
+ */
+export function transferFailureOf(outcome: { status?: number; timedOut?: boolean }): TransferFailure {
+  if (outcome.timedOut) return 'no_answer';
+  if (outcome.status === 486 || outcome.status === 600) return 'busy';
+  if (outcome.status === 408 || outcome.status === 480 || outcome.status === 487) return 'no_answer';
+  return 'failed';
+}
+
+/** The same for a second leg we dialled ourselves (its outcome is already the carrier's). */
+const legFailure = (outcome: UnansweredOutcome): TransferFailure =>
+  outcome === 'busy' || outcome === 'no_answer' ? outcome : 'failed';
 
 /** Why the human's leg did not connect, as the transfer's detail in the call record. */
 function transferLegFailure(outcome: UnansweredOutcome, detail?: string): string {
@@ -251,18 +270,25 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
       hotwords: input.legMedia.hotwords,
       telephoneEvent: () => telephoneEvent,
       recordsLine: input.records,
-      transfer: async (number) => {
-        const outcome = await session.refer(transferTarget(number, session, input.domain));
+      transfer: async (number, transfer = {}) => {
+        const outcome = await session.refer(transferTarget(number, session, input.domain), {
+          referredBy: transfer.callerId,
+          // The line rings the target: past the ring timeout (and a moment to set it up) nobody answers.
+          ...(transfer.ringTimeoutMs ? { timeoutMs: transfer.ringTimeoutMs + REFER_SETUP_MS } : {}),
+        });
         // A REFER taken whose target then failed (NOTIFY 486...) is a failed transfer: the
         // line did call the target, and calling it again ourselves would ring it twice.
-        if (outcome.ok || !outcome.refused || !REFER_REFUSALS.has(outcome.status ?? 0)) {
-          return { ok: outcome.ok, detail: outcome.detail };
+        if (outcome.ok) return { ok: true, detail: outcome.detail };
+        if (!outcome.refused || !REFER_REFUSALS.has(outcome.status ?? 0)) {
+          return { ok: false, detail: outcome.detail, outcome: transferFailureOf(outcome) };
         }
         return bridgeTransfer({
           callId: input.callId,
           number,
           session,
           media,
+          callerId: transfer.callerId,
+          ringTimeoutMs: transfer.ringTimeoutMs,
           route: input.transferRoute(),
           handOver: () => {
             bridged = true;
@@ -333,13 +359,17 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
     number: string;
     session: InviteSession;
     media: MediaSession;
+    /** The number the target sees: the From user of the second leg; the trunk's caller-ID if unset. */
+    callerId?: string;
+    ringTimeoutMs?: number;
     route: SipRoute | null;
     handOver: () => void;
-  }): Promise<{ ok: boolean; detail?: string }> {
+  }): Promise<{ ok: boolean; detail?: string; outcome?: TransferFailure }> {
     const { route } = first;
-    if (!route) return { ok: false, detail: '线路不支持转接' };
+    if (!route) return { ok: false, detail: '线路不支持转接', outcome: 'failed' };
     const callerEnded = () => first.session.state === 'ended';
-    if (callerEnded()) return { ok: false, detail: '通话已结束，未能转接' };
+    const ended = { ok: false, detail: '通话已结束，未能转接', outcome: 'failed' } as const;
+    if (callerEnded()) return ended;
     // The caller hanging up while the target rings cancels the target's call.
     const callerGone = new AbortController();
     void first.session.whenEnded.then(() => callerGone.abort());
@@ -348,8 +378,9 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
     try {
       dialled = await dial({
         callId: `${first.callId}-transfer`,
-        route,
+        route: first.callerId ? { ...route, callerId: first.callerId } : route,
         uri,
+        ringTimeoutMs: first.ringTimeoutMs,
         // The second leg is not the assistant's call: nothing of it is recorded.
         record: false,
         signal: callerGone.signal,
@@ -357,18 +388,22 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
     } catch (err) {
       // No RTP port left, or the stack is closing: the call goes on with the assistant.
       options.onError?.(err, 'transfer leg');
-      return { ok: false, detail: '转接失败：无法发起人工坐席呼叫' };
+      return { ok: false, detail: '转接失败：无法发起人工坐席呼叫', outcome: 'failed' };
     }
     if (!dialled.answered) {
-      if (callerEnded()) return { ok: false, detail: '通话已结束，未能转接' };
-      return { ok: false, detail: transferLegFailure(dialled.outcome, dialled.detail) };
+      if (callerEnded()) return ended;
+      return {
+        ok: false,
+        detail: transferLegFailure(dialled.outcome, dialled.detail),
+        outcome: legFailure(dialled.outcome),
+      };
     }
     const second = { session: dialled.session, media: dialled.media };
     second.session.description = dialled.offer;
     if (callerEnded()) {
       await second.session.bye();
       await second.media.close().catch(() => undefined);
-      return { ok: false, detail: '通话已结束，未能转接' };
+      return ended;
     }
     // From here the caller's dialog and media belong to the bridge, not to the assistant's leg.
     first.handOver();
@@ -383,7 +418,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
       options.onError?.(err, 'bridge');
       await Promise.all([first.session.bye(), second.session.bye()]);
       await Promise.all([first.media.close(), second.media.close()].map((p) => p.catch(() => undefined)));
-      return { ok: false, detail: '转接失败：无法接通双方的通话' };
+      return { ok: false, detail: '转接失败：无法接通双方的通话', outcome: 'failed' };
     }
     startBridge({ session: first.session, media: first.media }, second);
     return { ok: true, detail: 'bridged' };

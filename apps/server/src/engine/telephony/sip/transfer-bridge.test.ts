@@ -187,6 +187,8 @@ interface CarrierCall {
   session?: InviteSession;
   /** In-dialog requests the carrier side got, by method. */
   requests: string[];
+  /** The last REFER's Referred-By. */
+  referredBy?: string;
 }
 
 /** What the carrier does with each number, set per test. */
@@ -204,6 +206,11 @@ async function carrierAnswers(invite: IncomingInvite) {
   carrierPlan.calls.push(call);
   if (user === '8002') {
     invite.reject(486, 'Busy Here');
+    return;
+  }
+  if (user === '8003') {
+    // Rings and rings: nobody at that desk picks up.
+    invite.progress(180);
     return;
   }
   const p = user === '8001' ? carrierPlan.human : user === CALLER ? carrierPlan.caller : null;
@@ -226,6 +233,7 @@ function serveInDialog(call: CarrierCall, session: InviteSession) {
   session.handlers.onRequest = (request: SipRequest) => {
     call.requests.push(request.method);
     if (request.method !== 'REFER') return 405;
+    call.referredBy = request.headers.get('Referred-By');
     if (carrierPlan.refer === 'refuse') return 405;
     const cseq = request.headers.get('CSeq')?.split(' ')[0];
     setTimeout(() => {
@@ -417,7 +425,7 @@ describe('transfer when the line refuses REFER', () => {
     carrierPlan.refer = 'refuse';
     const { leg, caller, call } = await outboundCall('bridge-busy');
     const outcome = await leg.transfer('8002');
-    expect(outcome).toEqual({ ok: false, detail: '人工坐席忙线' });
+    expect(outcome).toEqual({ ok: false, detail: '人工坐席忙线', outcome: 'busy' });
     expect(carrierPlan.calls.filter((c) => c.user === '8002')).not.toHaveLength(0);
     expect(leg.ended).toBeNull();
     expect(call.session?.state).toBe('confirmed');
@@ -457,10 +465,35 @@ describe('transfer when the line refuses REFER', () => {
     caller.talk(() => new Int16Array(160));
     const leg = await answered;
     const before = carrierPlan.calls.length;
-    expect(await leg.transfer('8001')).toEqual({ ok: false, detail: '线路不支持转接' });
+    expect(await leg.transfer('8001')).toEqual({ ok: false, detail: '线路不支持转接', outcome: 'failed' });
     expect(carrierPlan.calls).toHaveLength(before);
     expect(leg.ended).toBeNull();
     await leg.hangup();
+    await expectNoLeaks();
+  });
+});
+
+describe('transfer options (an IVR flow’s 转接 node)', () => {
+  it('the agent sees the number the flow chose, and one who never answers is given up at the ring timeout', async () => {
+    carrierPlan.refer = 'refuse';
+    carrierPlan.human = await phone('PCMA');
+    const { leg, call } = await outboundCall('bridge-caller-id');
+    const before = Date.now();
+    const unanswered = await leg.transfer('8003', { ringTimeoutMs: 800 });
+    expect(unanswered).toEqual({ ok: false, detail: '人工坐席无人接听', outcome: 'no_answer' });
+    expect(Date.now() - before).toBeGreaterThanOrEqual(700);
+    expect(Date.now() - before).toBeLessThan(5_000);
+    expect(leg.ended).toBeNull();
+
+    expect(await leg.transfer('8001', { callerId: CALLER })).toEqual({ ok: true, detail: 'bridged' });
+    await until('the agent’s phone confirmed the call', () =>
+      carrierPlan.calls.some((c) => c.user === '8001' && c.session && !c.session.ended),
+    );
+    const agentCall = carrierPlan.calls.findLast((c) => c.user === '8001') as CarrierCall;
+    expect(agentCall.from).toBe(CALLER);
+    await leg.hangup();
+    await call.session?.bye();
+    await until('the agent’s call ended', () => agentCall.session?.state === 'ended');
     await expectNoLeaks();
   });
 });
@@ -496,9 +529,13 @@ describe('transfer when the line takes REFER', () => {
     carrierPlan.refer = 'accept-busy';
     const { leg, call } = await outboundCall('refer-busy');
     const before = carrierPlan.calls.length;
-    const outcome = await leg.transfer('8001');
+    const outcome = await leg.transfer('8001', { callerId: CALLER });
+    // The number the flow chose for the agent to see goes with the REFER.
+    expect(parseUri(parseNameAddr(call.referredBy ?? '')?.uri ?? '')?.user).toBe(CALLER);
     expect(outcome.ok).toBe(false);
     expect(outcome.detail).toContain('486');
+    // An IVR flow takes its 忙线 branch.
+    expect(outcome.outcome).toBe('busy');
     expect(call.requests).toContain('REFER');
     await sleep(200);
     expect(carrierPlan.calls).toHaveLength(before);

@@ -30,7 +30,14 @@ import {
   uriOf,
 } from './dialog';
 import type { DigestAuthenticator } from './digest';
-import { parseNameAddr, type SipHeaders, type SipRequest, type SipResponse } from './message';
+import {
+  formatUri,
+  parseNameAddr,
+  parseUri,
+  type SipHeaders,
+  type SipRequest,
+  type SipResponse,
+} from './message';
 import {
   parseRAck,
   parseRSeq,
@@ -130,6 +137,13 @@ const REFER_AFTER_BYE_MS = 5_000;
 /** Final responses to REFER that mean the line does not do transfers at all. */
 const REFER_REFUSED = new Set([403, 405, 501, 603]);
 
+/** Our dialog URI with `user` in place of ours (the number a transfer's target is shown), when given. */
+function referrer(local: string | undefined, user: string | undefined): string | undefined {
+  if (!local || !user) return local;
+  const uri = parseUri(local);
+  return uri ? formatUri({ ...uri, user, params: new Map(), headers: new Map() }) : local;
+}
+
 /** Whether a comma-separated header (Allow, Supported, Require) lists `token`. */
 const lists = (headers: SipHeaders, name: string, token: string) =>
   headers
@@ -177,6 +191,8 @@ export interface ReferOutcome {
    * target was never called (unlike a REFER taken whose NOTIFY reports the target busy).
    */
   refused?: boolean;
+  /** No outcome came before the timeout (the target rang on, or the line never said). */
+  timedOut?: boolean;
 }
 
 export type HoldOutcome =
@@ -523,10 +539,10 @@ export class InviteSession {
    * NOTIFYs of the implicit subscription until the target answered or the attempt failed.
    * Never rejects; a line without REFER says so in `detail`.
    */
-  refer(target: string, options: { timeoutMs?: number } = {}): Promise<ReferOutcome> {
+  refer(target: string, options: { timeoutMs?: number; referredBy?: string } = {}): Promise<ReferOutcome> {
     if (this.state === 'ended') return Promise.resolve({ ok: false, detail: '通话已结束，未能转接' });
     if (this.referWatch) return Promise.resolve({ ok: false, detail: '已有一个转接正在进行' });
-    const localUri = uriOf(this.dialog.localAddress);
+    const localUri = referrer(uriOf(this.dialog.localAddress), options.referredBy);
     const build = () => {
       const built = this.dialog.createRequest('REFER', {
         headers: [
@@ -564,6 +580,7 @@ export class InviteSession {
       this.referWatch = watch;
       watch.restartTimeout(options.timeoutMs ?? REFER_TIMEOUT_MS, {
         ok: false,
+        timedOut: true,
         detail: '转接超时：线路未报告转接结果',
       });
       const accepted = (response: SipResponse) => {

@@ -26,6 +26,7 @@ import type { TextAreaRef } from 'antd/es/input/TextArea';
 import type { ReactNode } from 'react';
 import { useRef, useState } from 'react';
 import { Link } from 'react-router';
+import { VoicePicker } from '@/components/voice-picker';
 import { paths } from '@/config/paths';
 import { useKnowledgeBaseOptions } from '../api/get-knowledge-base-options';
 import { useLlmProviders } from '../api/get-llm-providers';
@@ -42,7 +43,6 @@ import {
   variableToken,
 } from '../utils/assistant-format';
 import { AssistantVariableTable } from './assistant-variable-table';
-import { VoicePicker } from './assistant-voice-picker';
 
 const MAX_PROMPT = 8000;
 const MAX_OPENING = 500;

@@ -1,11 +1,11 @@
 import type { SynthesisProvider, SynthesisProviderTestResult } from '@callpilot/contracts';
 import { Form, InputNumber } from 'antd';
+import { type VoiceChoice, VoicePicker } from '@/components/voice-picker';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
 import { useVoices } from '../api/get-voices';
 import { ProviderProfilePanel } from './assistant-provider-profiles';
 import { SpeechSettingsSection } from './assistant-speech-settings';
 import { useSynthesisProfileList } from './assistant-synthesis-provider-form';
-import { type VoiceChoice, VoicePicker } from './assistant-voice-picker';
 
 /** 语音配置 › 语音合成: the synthesis profiles with a spoken test, the fallback voice and its timeout. */
 export function SpeechSynthesisTab() {

@@ -5,6 +5,7 @@ import { useNavigate, useSearchParams } from 'react-router';
 import { toast } from 'sonner';
 import { FeatureUnavailableAlert } from '@/components/feature-unavailable-alert';
 import { useFeatureAvailable } from '@/hooks/use-feature-available';
+import { useUnsavedChangesGuard } from '@/hooks/use-unsaved-changes-guard';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
 import { useCopyAssistant } from '../api/copy-assistant';
 import { useCreateAssistant } from '../api/create-assistant';
@@ -18,7 +19,6 @@ import { AssistantEditorForm } from '../components/assistant-editor-form';
 import { AssistantInboundTestCall } from '../components/assistant-inbound-test-call';
 import { AssistantTestCall } from '../components/assistant-test-call';
 import { AssistantTestChat } from '../components/assistant-test-chat';
-import { useUnsavedChangesGuard } from '../hooks/use-unsaved-changes-guard';
 import { type AssistantFormValues, emptyAssistantForm, toFormValues } from '../utils/assistant-format';
 
 export type EditType = 'create' | 'edit' | 'copy';

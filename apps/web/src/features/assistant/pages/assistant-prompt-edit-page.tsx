@@ -10,10 +10,10 @@ import type { TextAreaRef } from 'antd/es/input/TextArea';
 import { useLayoutEffect, useRef, useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { toast } from 'sonner';
+import { useUnsavedChangesGuard } from '@/hooks/use-unsaved-changes-guard';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
 import { useAssistant } from '../api/get-assistant';
 import { useUpdateAssistant } from '../api/update-assistant';
-import { useUnsavedChangesGuard } from '../hooks/use-unsaved-changes-guard';
 import { insertAt, variableToken } from '../utils/assistant-format';
 
 const MAX_PROMPT = 8000;

@@ -46,7 +46,7 @@ export function voiceGroups(voices: VoiceOption[], current?: VoiceChoice) {
   return groups.filter((group) => group.options.length > 0);
 }
 
-/** Every voice the project can speak with, grouped by provider; picks a provider and a voice at once. */
+/** Every voice the project can speak with (assistants and call flows), grouped by provider; picks a provider and a voice at once. */
 export function VoicePicker({
   id,
   voices,
