@@ -710,8 +710,8 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     /** Tasks this process's dialer must leave alone (the demo seeding dials them on its own clock). */
     seedingTasks,
 
-    /** The engine's parts the demo seeding runs its simulated history with. */
-    engine: { ports, callDeps },
+    /** The engine's parts the demo seeding and the flow editor's 模拟 run with. */
+    engine: { ports, callDeps, flowHttp },
 
     async start(): Promise<void> {
       // Relayed events are read back one after another, so they are delivered in the order sent.

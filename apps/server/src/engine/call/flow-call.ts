@@ -53,13 +53,14 @@ export const flowSpeech = (graph: FlowGraph): CallSpeech => ({
  * of its own still hands a caller who asks for one back (the brains offer a transfer only with a
  * number; this one is never dialled, the handed-off session dials nothing).
  */
-function lentConfig(config: CallAssistant['config']): CallAssistant['config'] {
+export function lentConfig(config: CallAssistant['config']): CallAssistant['config'] {
   const c = config.conversation;
   if (c.transferWhen === 'never' || c.transferNumber) return config;
   return { ...config, conversation: { ...c, transferNumber: 'flow' } };
 }
 
-function assistantOutcome(session: SessionResult): FlowAssistantOutcome['outcome'] {
+/** How an assistant node's conversation ended, as the flow continues with it. */
+export function assistantOutcome(session: SessionResult): FlowAssistantOutcome['outcome'] {
   if (session.transferRequested) return 'transfer';
   if (session.endReason === 'callee_hangup') return 'hangup';
   if (session.endReason === 'failed') return 'failed';

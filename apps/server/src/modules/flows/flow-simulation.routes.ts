@@ -9,7 +9,6 @@ import {
 } from '@callpilot/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createFlowHttpClient } from '../../engine/flow/http-client';
 import { ok } from '../../lib/reply';
 import { requireProject } from '../../plugins/project-access';
 import type { ModuleOptions } from '../module-options';
@@ -30,22 +29,13 @@ const guarded = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 40
  * 模拟 in the flow editor (flow-simulation.ts). The sessions live in this API process's memory:
  * behind a load balancer these routes need sticky sessions or a single API process.
  */
-export const flowSimulationRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (
-  app,
-  { db, env, runtime },
-) => {
+export const flowSimulationRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, runtime }) => {
   const tags = ['通话流程'];
   const security = [{ bearerAuth: [] }];
   const url = '/api/project/:projectId/flows/:flowId/simulations';
   const simulations = new FlowSimulations({
     ports: runtime.engine.ports,
-    // TODO(merge): the runtime's flow HTTP client, shared with calls.
-    http: createFlowHttpClient({
-      allow: (u) =>
-        ['127.0.0.1', 'localhost'].includes(u.hostname) &&
-        u.port === String(env.PORT) &&
-        u.pathname.startsWith('/api/demo-mock/'),
-    }),
+    http: runtime.engine.flowHttp,
     speech: runtime.speech,
     onError: (err, context) => runtime.log.warn({ err, context }, 'flow simulation step failed'),
   });

@@ -298,7 +298,7 @@ describe('模拟 in the flow editor', () => {
       payload: { graph },
     });
     expect(foreign.statusCode).toBe(404);
-    expect(foreign.json().message).toBe('流程不存在');
+    expect(foreign.json().message).toBe('流程不存在或已删除');
     const ours = await t.app.inject({
       method: 'POST',
       url: simulationsUrl(projectA, flowB),

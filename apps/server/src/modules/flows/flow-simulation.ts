@@ -11,6 +11,7 @@ import type { Database } from '../../db/client';
 import { callFlows } from '../../db/schema';
 import { createBrain } from '../../engine/brain/create-brain';
 import { fillConfig } from '../../engine/call/fill-config';
+import { assistantOutcome, lentConfig } from '../../engine/call/flow-call';
 import type { CallPorts } from '../../engine/call/ports';
 import { type Clock, systemClock } from '../../engine/clock';
 import { runFlow } from '../../engine/flow/interpreter';
@@ -74,7 +75,7 @@ export async function simulatedFlowName(db: Database, projectId: string, flowId:
     .from(callFlows)
     .where(and(eq(callFlows.projectId, projectId), eq(callFlows.id, flowId)))
     .limit(1);
-  if (!row) throw notFound('流程不存在');
+  if (!row) throw notFound('流程不存在或已删除');
   return row.name;
 }
 
@@ -286,12 +287,9 @@ class FlowSimulation {
       request.assistantId,
       request.version ?? undefined,
     );
-    const base = {
-      assistantId: assistant.assistantId,
-      assistantName: assistant.name,
-      version: assistant.version,
-    };
-    const config = fillConfig(assistant.config, request.variables);
+    // As a flow call lends the line (engine/call/flow-call.ts), but with its own deps: an opt-out
+    // said to a simulation must not reach the project's do-not-call list.
+    const config = lentConfig(fillConfig(assistant.config, request.variables));
     const provider = config.brain.providerId
       ? await ports.assistants.provider(this.projectId, config.brain.providerId)
       : null;
@@ -316,14 +314,13 @@ class FlowSimulation {
       { onTurn: ({ index: _index, ...turn }) => request.onTurn(turn) },
     );
     if (session.error) this.deps.onError(session.error, 'flow simulation assistant');
-    const outcome: FlowAssistantOutcome['outcome'] = session.transferRequested
-      ? 'transfer'
-      : session.endReason === 'callee_hangup'
-        ? 'hangup'
-        : session.endReason === 'failed'
-          ? 'failed'
-          : 'completed';
-    return { ...base, outcome, grade: session.liveGrade?.grade ?? null };
+    return {
+      outcome: assistantOutcome(session),
+      grade: session.liveGrade?.grade ?? null,
+      assistantId: assistant.assistantId,
+      assistantName: assistant.name,
+      version: assistant.version,
+    };
   }
 }
 
