@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, loginAs } from '../../test/helpers';
 import { ensureDemo } from '../modules/demo/demo.service';
-import { demoCallCount, findDemoProject } from './demo-calls';
+import { DEMO_FLOW_CALL_COUNT, demoCallCount, findDemoProject } from './demo-calls';
 
 let t: Awaited<ReturnType<typeof createTestApp>> | undefined;
 let dataDir: string | undefined;
@@ -15,14 +15,14 @@ afterEach(async () => {
 });
 
 describe('demo call history', () => {
-  it('runs 200 calls of the real engine over the last 30 days, and resumes an interrupted seeding', async () => {
+  it('runs 200 assistant calls and the hotline flow calls of the real engine over the last 30 days, and resumes an interrupted seeding', async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'demo-calls-'));
     t = await createTestApp({ env: { DATA_DIR: dataDir } });
     await t.app.ready();
     await ensureDemo(t.db, { email: 'demo@example.com', password: 'demo-password' });
     const demo = (await findDemoProject(t.db, 'demo@example.com'))!;
     const made = await t.app.runtime.ensureDemoCalls('demo@example.com');
-    expect(made).toBe(200);
+    expect(made).toBe(200 + DEMO_FLOW_CALL_COUNT);
     expect(await t.app.runtime.ensureDemoCalls('demo@example.com')).toBe(0);
 
     const headers = await loginAs(t.app, 'demo@example.com', 'demo-password');
@@ -35,7 +35,7 @@ describe('demo call history', () => {
         })
       ).json().data;
     const all = await list('');
-    expect(all.total).toBe(200);
+    expect(all.total).toBe(200 + DEMO_FLOW_CALL_COUNT);
     const now = Date.now();
     const starts = all.items.map((c: { startedAt: string }) => Date.parse(c.startedAt));
     expect(Math.min(...starts)).toBeGreaterThan(now - 31 * 24 * 3600_000);
@@ -52,13 +52,16 @@ describe('demo call history', () => {
     expect(reasons.size).toBeGreaterThanOrEqual(6);
     expect(grades.size).toBeGreaterThanOrEqual(3);
     expect(reasons.has('completed')).toBe(true);
-    // Customers call in too: a fifth of the history, answered by the demo number's assistant.
+    // Customers call in too: a fifth of the assistant's history to its service line, and the
+    // hotline's callers, answered by its flow.
     const inbound = await list('direction=inbound');
-    expect(inbound.total).toBe(40);
+    expect(inbound.total).toBe(40 + DEMO_FLOW_CALL_COUNT);
     expect(new Set(inbound.items.map((c: { calleeNumber: string }) => c.calleeNumber))).toEqual(
-      new Set(['02160881000']),
+      new Set(['02160881000', '02160881001']),
     );
-    expect(inbound.items.filter((c: { answeredAt: string | null }) => c.answeredAt).length).toBe(40);
+    expect(inbound.items.filter((c: { answeredAt: string | null }) => c.answeredAt).length).toBe(
+      40 + DEMO_FLOW_CALL_COUNT,
+    );
     const lastWeek = await list(`from=${new Date(now - 7 * 24 * 3600_000).toISOString()}`);
     expect(lastWeek.total).toBeGreaterThan(20);
     expect(lastWeek.total).toBeLessThan(200);

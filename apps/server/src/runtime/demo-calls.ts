@@ -1,4 +1,4 @@
-import { and, asc, count, eq, isNotNull, isNull, like } from 'drizzle-orm';
+import { and, asc, count, eq, isNotNull, isNull, like, notLike } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import {
   assistants,
@@ -12,9 +12,11 @@ import {
 import { answerCall } from '../engine/call/answer-call';
 import { placeCall, SIM_CALLER_NUMBER } from '../engine/call/run-call';
 import { VirtualClock } from '../engine/clock';
+import { type CallingCalendar, inCallingWindow } from '../engine/dialer/calendar';
 import { Random } from '../engine/telephony/sim/random';
-import { createSimCarrier } from '../engine/telephony/sim/sim-carrier';
+import { createSimCarrier, type SimTransferFailure } from '../engine/telephony/sim/sim-carrier';
 import { DEMO_PROJECT_NAME } from '../modules/demo/demo.service';
+import { DEMO_AGENT_NUMBER, DEMO_FLOW_NUMBER } from '../modules/demo/demo-flow';
 import type { Runtime } from './runtime';
 
 export const DEMO_CALL_COUNT = 200;
@@ -173,11 +175,12 @@ export async function findDemoProject(db: Database, email: string) {
   return row ?? null;
 }
 
+/** The demo's assistant calls (outbound and to the service line), the hotline's aside. */
 export async function demoCallCount(db: Database, projectId: string): Promise<number> {
   const [row] = await db
     .select({ n: count() })
     .from(calls)
-    .where(and(eq(calls.projectId, projectId), like(calls.id, 'demo-%')));
+    .where(and(eq(calls.projectId, projectId), like(calls.id, 'demo-%'), notLike(calls.id, 'demo-flow-%')));
   return row?.n ?? 0;
 }
 
@@ -192,4 +195,106 @@ export async function knowledgeSettled(db: Database, projectId: string, timeoutM
     if (pending.every((d) => d.status === 'ready' || d.status === 'failed')) return;
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+export const DEMO_FLOW_CALL_COUNT = 30;
+
+export const demoFlowCallId = (projectId: string, index: number) =>
+  `demo-flow-${String(index).padStart(3, '0')}-${projectId}`;
+
+/** What callers of the hotline do, in turn: each a script the simulated caller follows. */
+const HOTLINE_CALLERS: { script: string[]; afterHours?: true; transfer?: SimTransferFailure }[] = [
+  { script: ['1'] },
+  { script: ['2', '我家宽带断网了，光猫的灯一直在闪', '好的，谢谢，再见'] },
+  { script: ['0'] },
+  { script: ['1'] },
+  { script: ['0', '我想把套餐升级到千兆，麻烦回个电话'], transfer: 'busy' },
+  { script: ['', '', ''] },
+  { script: ['我家网络从晚上开始就断了，明天请联系我'], afterHours: true },
+  { script: ['9', '8', '7'] },
+  { script: ['挂机'] },
+  { script: ['2', '我要转人工'], transfer: 'no_answer' },
+];
+
+/** The hotline's hours (营业时间 in demo-flow.ts), leaving the last quarter hour for the call. */
+const HOTLINE_HOURS: CallingCalendar = {
+  windows: [{ days: [1, 2, 3, 4, 5, 6], start: '08:00', end: '19:45' }],
+  skipHolidays: true,
+  startDate: '2000-01-01',
+  endDate: '2999-12-31',
+};
+
+/** A moment in the last 30 days, in the hotline's hours or (afterHours) in an evening outside them. */
+function hotlineStart(rng: Random, now: number, afterHours: boolean): number {
+  for (;;) {
+    const chinaMidnight = Math.floor((now + CHINA_OFFSET_MS) / DAY_MS) * DAY_MS - CHINA_OFFSET_MS;
+    const day = chinaMidnight - rng.int(0, DEMO_CALL_DAYS - 1) * DAY_MS;
+    const minute = afterHours ? rng.int(20 * 60 + 15, 22 * 60 + 30) : rng.int(8 * 60, 19 * 60 + 30);
+    const at = day + minute * 60_000 + rng.int(0, 59_999);
+    if (at < now - 3600_000 && inCallingWindow(HOTLINE_HOURS, at) !== afterHours) return at;
+  }
+}
+
+/**
+ * The hotline's history: callers of 星河宽带客服热线 over the last 30 days, each following a
+ * script (bill lookups, repairs through the assistant, the human desk answering or not, no or
+ * wrong keys, messages after hours), answered by the published flow through the real engine on
+ * the simulated carrier, each on its own simulated clock.
+ */
+export async function seedDemoFlowCalls(
+  engine: Pick<Runtime['engine'], 'callDeps'>,
+  db: Database,
+  projectId: string,
+  options: { count?: number; now?: number; shouldStop?: () => boolean } = {},
+): Promise<number> {
+  const total = options.count ?? DEMO_FLOW_CALL_COUNT;
+  const now = options.now ?? Date.now();
+  // An owner who rebound or dropped the hotline keeps it that way: nothing to call then.
+  const [hotline] = await db
+    .select({ flowId: projectNumbers.inboundFlowId })
+    .from(projectNumbers)
+    .where(and(eq(projectNumbers.projectId, projectId), eq(projectNumbers.number, DEMO_FLOW_NUMBER)))
+    .limit(1);
+  if (!hotline?.flowId) return 0;
+  const existing = new Set(
+    (
+      await db
+        .select({ id: calls.id })
+        .from(calls)
+        .where(and(eq(calls.projectId, projectId), like(calls.id, 'demo-flow-%')))
+    ).map((r) => r.id),
+  );
+  let made = 0;
+  for (let index = 0; index < total; index++) {
+    const callId = demoFlowCallId(projectId, index);
+    if (existing.has(callId)) continue;
+    if (options.shouldStop?.()) break;
+    const caller = HOTLINE_CALLERS[index % HOTLINE_CALLERS.length]!;
+    const rng = new Random(`demo-flow:${index}`);
+    const clock = new VirtualClock({ startAt: hotlineStart(rng, now, caller.afterHours === true) });
+    const carrier = createSimCarrier({
+      clock,
+      seed: `demo-flow:${index}`,
+      transferFails: (number) => (number === DEMO_AGENT_NUMBER ? (caller.transfer ?? false) : true),
+    });
+    const deps = engine.callDeps({ clock, carrier });
+    const customer = `${rng.pick(MOBILE_PREFIXES)}${String(rng.int(0, 99_999_999)).padStart(8, '0')}`;
+    const stop = clock.autoAdvance();
+    try {
+      let answering: Promise<unknown> = Promise.resolve();
+      carrier.onInbound((offer) => {
+        answering = answerCall(deps, offer);
+      });
+      await clock.track(
+        carrier.simulateInbound({ callId, from: customer, to: DEMO_FLOW_NUMBER, script: caller.script }),
+      );
+      await answering;
+      made++;
+    } finally {
+      stop();
+      await carrier.close();
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return made;
 }

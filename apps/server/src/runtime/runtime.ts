@@ -61,6 +61,7 @@ import {
   findDemoProject,
   knowledgeSettled,
   seedDemoCalls,
+  seedDemoFlowCalls,
 } from './demo-calls';
 import { ensureDemoTasks } from './demo-tasks';
 import { flowHttpFor } from './flow-http';
@@ -810,8 +811,9 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     },
 
     /**
-     * Gives the demo project its call history (outbound and inbound) when it has fewer than the
-     * demo's calls: on the first start, and again after an interrupted seeding.
+     * Gives the demo project its call history (outbound, inbound to the assistant's line, and
+     * the hotline flow's) when it has fewer than the demo's calls: on the first start, and again
+     * after an interrupted seeding.
      */
     async ensureDemoCalls(email: string): Promise<number> {
       const demo = await findDemoProject(db, email);
@@ -820,15 +822,16 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
       if (!assistant) return 0;
       await ensureDemoNumber(db, demo.projectId, assistant.id);
       await ensureDemoFlow(db, demo.projectId, { assistantId: assistant.id, baseUrl: demoMockBaseUrl(env) });
-      if ((await demoCallCount(db, demo.projectId)) >= DEMO_CALL_COUNT) return 0;
-      await knowledgeSettled(db, demo.projectId);
-      const made = await keep(
-        seedDemoCalls(runtime.engine, db, demo.projectId, assistant.id, {
-          shouldStop: () => shutdown.signal.aborted,
-        }),
-      );
-      log.info({ calls: made }, 'demo call history created');
-      return made;
+      const shouldStop = () => shutdown.signal.aborted;
+      let made = 0;
+      if ((await demoCallCount(db, demo.projectId)) < DEMO_CALL_COUNT) {
+        await knowledgeSettled(db, demo.projectId);
+        made = await keep(seedDemoCalls(runtime.engine, db, demo.projectId, assistant.id, { shouldStop }));
+        log.info({ calls: made }, 'demo call history created');
+      }
+      const hotline = await keep(seedDemoFlowCalls(runtime.engine, db, demo.projectId, { shouldStop }));
+      if (hotline > 0) log.info({ calls: hotline }, 'demo hotline history created');
+      return made + hotline;
     },
 
     /** The demo project's call tasks, dialled by the real dialer on simulated clocks. */

@@ -148,7 +148,15 @@ export function demoFlowGraph(options: { assistantId: string; baseUrl: string })
         type: 'assistant',
         name: '报修',
         position: at(1, 4),
-        data: { assistantId: options.assistantId },
+        data: {
+          assistantId: options.assistantId,
+          // The demo assistant's variables, as a caller of the hotline fills them.
+          variables: [
+            { name: '客户姓名', value: '机主' },
+            { name: '公司名称', value: '星河宽带' },
+            { name: '产品名称', value: '星河宽带' },
+          ],
+        },
       },
       {
         id: 'agent',
