@@ -16,8 +16,10 @@ import { codeForStatus, statusText } from './lib/errors';
 import { defaultWebDist } from './lib/paths';
 import { fail } from './lib/reply';
 import { createSerializerCompiler } from './lib/serializer';
+import { CachedApiKeyResolver } from './modules/api-keys/api-key-resolver';
 import { healthRoutes } from './modules/health/health.routes';
 import { modules } from './modules/index';
+import { apiKeyAuthPlugin } from './plugins/api-key-auth';
 import { authPlugin } from './plugins/auth';
 import { registerConsole } from './plugins/console';
 import { registerErrorHandling } from './plugins/error-handler';
@@ -33,6 +35,8 @@ declare module 'fastify' {
     providers: Providers;
     /** The call engine of this process (runtime/runtime.ts), built before the HTTP modules. */
     runtime: Runtime;
+    /** Open-API key lookups of this process (cached; evict after a change, see api-key-resolver.ts). */
+    apiKeyResolver: CachedApiKeyResolver;
   }
 }
 
@@ -153,6 +157,11 @@ export async function buildApp({
   await app.register(inputGuardPlugin);
   await app.register(authPlugin, { database });
   await app.register(projectAccessPlugin, { db: database.db });
+  const apiKeyResolver = new CachedApiKeyResolver(database.db);
+  app.decorate('apiKeyResolver', apiKeyResolver);
+  app.addHook('onReady', async () => apiKeyResolver.start(database));
+  app.addHook('onClose', async () => apiKeyResolver.stop());
+  await app.register(apiKeyAuthPlugin, { resolver: apiKeyResolver });
   for (const mod of modules) await app.register(mod, options);
   await registerConsole(app, env.WEB_DIST ?? defaultWebDist());
   return app;

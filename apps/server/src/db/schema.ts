@@ -752,7 +752,7 @@ export const projectNumbers = pgTable(
 export const callRequests = pgTable('call_requests', {
   id: text('id').primaryKey(),
   projectId: projectRef(),
-  kind: text('kind', { enum: ['test', 'inbound_test', 'flow_test'] }).notNull(),
+  kind: text('kind', { enum: ['test', 'inbound_test', 'flow_test', 'api_call'] }).notNull(),
   payload: jsonb('payload').notNull(),
   claimedBy: text('claimed_by'),
   claimedAt: timestamp('claimed_at', { withTimezone: true }),
@@ -856,4 +856,160 @@ export const taskImportRejects = pgTable(
     primaryKey({ columns: [t.importId, t.rowNumber] }),
     index('task_import_rejects_task_idx').on(t.taskId),
   ],
+);
+
+/**
+ * API keys of the open API (/opendock/v1). Only the SHA-256 of the whole key is stored: a leaked
+ * database does not leak working keys. A roll creates the new key and gives the old one an
+ * `expires_at` (the grace period) and `rolled_to_id`; a revoke sets `revoked_at` (every process
+ * drops its cached copy on the `api_key_revoked` notification).
+ */
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    projectId: projectRef(),
+    name: text('name').notNull(),
+    keyHash: text('key_hash').notNull(),
+    last4: text('last4').notNull(),
+    /** The contracts' ApiKeyScopes. */
+    scopes: jsonb('scopes').notNull(),
+    ipAllowlist: jsonb('ip_allowlist').$type<string[]>().notNull().default([]),
+    rateLimitPerMinute: integer('rate_limit_per_minute').notNull().default(600),
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
+    rolledToId: text('rolled_to_id'),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+    revokedBy: text('revoked_by').references(() => users.id, { onDelete: 'set null' }),
+    createdBy: text('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
+    lastUsedIp: text('last_used_ip'),
+  },
+  (t) => [
+    uniqueIndex('api_keys_hash_unique').on(t.keyHash),
+    index('api_keys_project_idx').on(t.projectId, t.createdAt),
+  ],
+);
+
+/** Every open-API request a key made (30 days), written in batches off the request path. */
+export const apiKeyRequests = pgTable(
+  'api_key_requests',
+  {
+    id: text('id').primaryKey(),
+    keyId: text('key_id')
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: 'cascade' }),
+    projectId: projectRef(),
+    at: timestamp('at', { withTimezone: true }).notNull(),
+    method: text('method').notNull(),
+    path: text('path').notNull(),
+    status: integer('status').notNull(),
+    latencyMs: integer('latency_ms').notNull(),
+    ip: text('ip').notNull(),
+  },
+  (t) => [index('api_key_requests_key_idx').on(t.keyId, t.at), index('api_key_requests_at_idx').on(t.at)],
+);
+
+/**
+ * `Idempotency-Key` answers of the open API's POSTs (24 h). A row without `status` is a request
+ * still in progress: a second request with the same key waits for nothing and answers 409.
+ */
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    projectId: projectRef(),
+    key: text('key').notNull(),
+    /** SHA-256 of method, path and body: the same key with another request is refused. */
+    requestHash: text('request_hash').notNull(),
+    status: integer('status'),
+    response: jsonb('response'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.projectId, t.key] }),
+    index('idempotency_keys_created_idx').on(t.createdAt),
+  ],
+);
+
+/** Where a project's events go. The signing secret is sealed with the app secret (lib/secret-box). */
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: text('id').primaryKey(),
+    projectId: projectRef(),
+    url: text('url').notNull(),
+    description: text('description').notNull().default(''),
+    events: jsonb('events').$type<string[]>().notNull(),
+    enabled: boolean('enabled').notNull().default(true),
+    disabledReason: text('disabled_reason', { enum: ['manual', 'gone', 'failing'] }),
+    disabledAt: timestamp('disabled_at', { withTimezone: true }),
+    secret: text('secret').notNull(),
+    /** After a roll the old secret signs too (both signatures in the header) until then. */
+    previousSecret: text('previous_secret'),
+    previousSecretUntil: timestamp('previous_secret_until', { withTimezone: true }),
+    /** First failed attempt since the last success; 5 days of it disables the endpoint. */
+    failingSince: timestamp('failing_since', { withTimezone: true }),
+    createdBy: text('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('webhook_endpoints_project_idx').on(t.projectId)],
+);
+
+/**
+ * The durable outbox: one row per event and endpoint, written when the event happens. Any process
+ * claims due rows with FOR UPDATE SKIP LOCKED and a lease (`lease_until`), so a crash mid-send
+ * leaves the row to be taken again; (endpoint, event) is unique, so an event is never enqueued twice.
+ */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: text('id').primaryKey(),
+    endpointId: text('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    projectId: projectRef(),
+    /** `msg_…`: the webhook-id header, the same on every attempt. */
+    eventId: text('event_id').notNull(),
+    eventType: text('event_type').notNull(),
+    payload: jsonb('payload').notNull(),
+    test: boolean('test').notNull().default(false),
+    status: text('status', { enum: ['pending', 'succeeded', 'failed'] })
+      .notNull()
+      .default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
+    leaseOwner: text('lease_owner'),
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    lastStatusCode: integer('last_status_code'),
+    lastDurationMs: integer('last_duration_ms'),
+    lastError: text('last_error'),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('webhook_deliveries_event_unique').on(t.endpointId, t.eventId),
+    index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`${t.status} = 'pending'`),
+    index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt),
+    index('webhook_deliveries_created_idx').on(t.createdAt),
+  ],
+);
+
+/** Each attempt of a delivery, automatic or a manual replay, with what was sent and answered. */
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    id: text('id').primaryKey(),
+    deliveryId: text('delivery_id')
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
+    at: timestamp('at', { withTimezone: true }).notNull(),
+    trigger: text('trigger', { enum: ['auto', 'replay'] }).notNull(),
+    statusCode: integer('status_code'),
+    durationMs: integer('duration_ms').notNull(),
+    error: text('error'),
+    requestHeaders: jsonb('request_headers').$type<Record<string, string>>().notNull(),
+    responseBody: text('response_body'),
+  },
+  (t) => [index('webhook_attempts_delivery_idx').on(t.deliveryId, t.at)],
 );

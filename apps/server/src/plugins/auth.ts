@@ -1,3 +1,4 @@
+import { API_KEY_PATTERN } from '@callpilot/contracts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { DatabaseHandle } from '../db/client';
@@ -18,6 +19,8 @@ declare module 'fastify' {
     userProjects: UserProjectsCache;
   }
 }
+
+export const API_KEY_ON_CONSOLE = 'API 密钥只能用于开放接口 /opendock/v1，控制台接口需要登录';
 
 export const bearerToken = (req: FastifyRequest): string | null => {
   const header = req.headers.authorization;
@@ -49,6 +52,8 @@ export const authPlugin = fp(
     app.decorate('authenticate', async (req: FastifyRequest) => {
       const token = bearerToken(req);
       if (!token) throw unauthorized();
+      // A key pasted into the wrong client: say so rather than a bare "not logged in".
+      if (API_KEY_PATTERN.test(token)) throw unauthorized(API_KEY_ON_CONSOLE);
       const tokenHash = hashToken(token);
       let user = cache.get(tokenHash);
       if (!user) {
