@@ -53,7 +53,7 @@ export async function createTestDatabase(): Promise<DatabaseHandle> {
 /**
  * Starting PGlite (WASM, then the postmaster on the template's data directory) costs about half a
  * second of CPU, most of a typical module test. A test database closed cleanly is emptied instead
- * (the session discarded, every table truncated) and handed to the next test of the file, which
+ * (the session discarded, every table truncated) and handed to the next test of the worker, which
  * cannot tell it from a new one: migrations add no rows and no sequences. One whose schema a test
  * changed, or that a test left inside a transaction, is closed as before.
  */
@@ -82,9 +82,11 @@ async function leasePglite(): Promise<PGlite> {
     try {
       // Work the test left running finishes first (PGlite runs one query at a time).
       await emptyPglite(real);
+      // A file that holds several at once (two processes on one database) keeps only two spare.
+      if (idlePglite.length >= 2) throw new Error('enough spares');
       idlePglite.push(real);
     } catch {
-      // Left inside a transaction or otherwise unusable: a new one is cheaper than a doubt.
+      // Left inside a transaction, its schema changed, or not needed: closed as before.
       await real.close().catch(() => {});
     }
   };
