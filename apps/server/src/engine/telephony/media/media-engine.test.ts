@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readWav } from '../../speech/wav';
+import { freePortRange, PORT_BANDS } from '../sip/sipp-test-support';
 import { DtmfSender, decodeTelephoneEvent } from './dtmf';
 import { decodeG711, encodeG711 } from './g711';
 import { MediaEngine, type MediaSession, type RemoteMedia } from './media-engine';
-import { freePortRange, PORT_BANDS } from '../sip/sipp-test-support';
 import { parseRtp, type RtpPacket, serializeRtp } from './rtp';
 
 /*
