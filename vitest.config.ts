@@ -10,13 +10,13 @@ const serverRoot = path.resolve(import.meta.dirname, 'apps/server');
  * second pass on PostgreSQL; a database-free file would run the same code twice. A test gets a
  * database only through test/helpers.ts (createTestDatabase, createTestApp) or reads TEST_DB, so a
  * file qualifies when it or a test-support file it imports (transitively: under test/ or testing/,
- * or *test-support.ts) names one of those. Product code is not followed: it opens none of its own.
+ * or *test-support.ts, *.test-helper.ts) names one of those. Product code is not followed: it opens none of its own.
  */
 function databaseTestFiles(): string[] {
   const marker = /\b(createTestDatabase|createTestApp|TEST_DB|openDatabase)\b/;
   const cache = new Map<string, boolean>();
   const isSupport = (file: string) =>
-    /^test\/|\/testing\/|test-support\.ts$|\.test\.ts$/.test(
+    /^test\/|\/testing\/|test-support\.ts$|\.test-helper\.ts$|\.test\.ts$/.test(
       path.relative(serverRoot, file).split(path.sep).join('/'),
     );
   const resolve = (from: string, spec: string) => {
