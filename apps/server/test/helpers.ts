@@ -1,4 +1,4 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID, scrypt } from 'node:crypto';
 import fs from 'node:fs';
 import { PGlite } from '@electric-sql/pglite';
 import { sql } from 'drizzle-orm';
@@ -17,7 +17,6 @@ import {
   users,
 } from '../src/db/schema';
 import { type Env, parseEnv } from '../src/env';
-import { hashPassword } from '../src/modules/auth/password';
 import { captureProviders } from '../src/providers';
 
 /** A fresh, migrated database for one test: PGlite by default, PostgreSQL when TEST_DB=pg. */
@@ -48,9 +47,87 @@ export async function createTestDatabase(): Promise<DatabaseHandle> {
       },
     };
   }
-  const tar = fs.readFileSync(inject('pgliteTemplate'));
-  const client = await PGlite.create({ loadDataDir: new Blob([tar]) });
-  return openDatabase({ kind: 'pglite', client });
+  return openDatabase({ kind: 'pglite', client: await leasePglite() });
+}
+
+/**
+ * Starting PGlite (WASM, then the postmaster on the template's data directory) costs about half a
+ * second of CPU, most of a typical module test. A test database closed cleanly is emptied instead
+ * (the session discarded, every table truncated) and handed to the next test of the worker, which
+ * cannot tell it from a new one: migrations add no rows and no sequences. One whose schema a test
+ * changed, or that a test left inside a transaction, is closed as before.
+ */
+const idlePglite: PGlite[] = [];
+let pgliteTemplate: Blob | undefined;
+
+/** Names a PGlite call through a lease that has ended, as a closed PGlite would refuse it. */
+class LeaseEndedError extends Error {
+  constructor() {
+    super('PGlite is closed');
+  }
+}
+
+async function leasePglite(): Promise<PGlite> {
+  let client = idlePglite.pop();
+  if (!client) {
+    pgliteTemplate ??= new Blob([fs.readFileSync(inject('pgliteTemplate'))]);
+    client = await PGlite.create({ loadDataDir: pgliteTemplate });
+    templateSchema ??= await schemaFingerprint(client);
+  }
+  const real = client;
+  let leased = true;
+  let released: Promise<void> | undefined;
+  const release = async () => {
+    leased = false;
+    try {
+      // Work the test left running finishes first (PGlite runs one query at a time).
+      await emptyPglite(real);
+      // A file that holds several at once (two processes on one database) keeps only two spare.
+      if (idlePglite.length >= 2) throw new Error('enough spares');
+      idlePglite.push(real);
+    } catch {
+      // Left inside a transaction, its schema changed, or not needed: closed as before.
+      await real.close().catch(() => {});
+    }
+  };
+  // The test's handle: after close() nothing more reaches the shared instance, as before pooling
+  // nothing reached a closed one (a late write of one test must not land in the next).
+  return new Proxy(real, {
+    get(target, prop) {
+      if (prop === 'closed') return !leased || target.closed;
+      if (prop === 'close') return () => (released ??= release());
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== 'function' || prop === 'constructor') return value;
+      return (...args: unknown[]) => {
+        if (!leased) throw new LeaseEndedError();
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
+
+/** What a test could have added beside rows: objects in any schema, triggers, functions. */
+const SCHEMA_FINGERPRINT = `SELECT concat_ws(':',
+  (SELECT count(*) FROM pg_class), (SELECT count(*) FROM pg_trigger), (SELECT count(*) FROM pg_proc),
+  (SELECT count(*) FROM pg_namespace), (SELECT count(*) FROM pg_type)) AS schema`;
+let templateSchema: string | undefined;
+
+async function schemaFingerprint(client: PGlite) {
+  const { rows } = await client.query<{ schema: string }>(SCHEMA_FINGERPRINT);
+  return rows[0]!.schema;
+}
+
+async function emptyPglite(client: PGlite) {
+  if (client.closed) throw new Error('closed');
+  await client.exec('DISCARD ALL');
+  // A test that changed the schema (hostile-input adds triggers) leaves a database no other
+  // test may get: it is closed instead.
+  if ((await schemaFingerprint(client)) !== templateSchema) throw new Error('schema changed');
+  const { rows } = await client.query<{ name: string }>(
+    `SELECT format('%I.%I', schemaname, tablename) AS name FROM pg_tables WHERE schemaname = 'public'`,
+  );
+  if (rows.length)
+    await client.exec(`TRUNCATE ${rows.map((r) => r.name).join(', ')} RESTART IDENTITY CASCADE`);
 }
 
 export function testEnv(overrides: Record<string, string> = {}): Env {
@@ -99,12 +176,23 @@ export const tokenIn = (message: { text: string } | undefined) => {
   return token;
 };
 
+/**
+ * A seeded user's password hash: the product's format (see auth/password.ts), at a work factor of
+ * 2^10 instead of 2^15. verifyPassword takes the factor from the stored hash, so a login goes the
+ * same way and checks the same thing, for about 1 ms of CPU instead of 100 (a test logs in often);
+ * hashes the product makes itself (sign-up, reset, demo) keep the full factor.
+ */
 const hashes = new Map<string, Promise<string>>();
-/** scrypt is deliberately slow: each password is hashed once per test file. */
 export const hashOnce = (password: string) => {
   let hash = hashes.get(password);
   if (!hash) {
-    hash = hashPassword(password);
+    const [N, r, p] = [2 ** 10, 8, 1];
+    const salt = randomBytes(16);
+    hash = new Promise<Buffer>((resolve, reject) =>
+      scrypt(password.normalize('NFKC'), salt, 32, { N, r, p }, (err, key) =>
+        err ? reject(err) : resolve(key),
+      ),
+    ).then((key) => ['scrypt', N, r, p, salt.toString('base64url'), key.toString('base64url')].join('$'));
     hashes.set(password, hash);
   }
   return hash;

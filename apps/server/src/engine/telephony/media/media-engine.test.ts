@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readWav } from '../../speech/wav';
+import { freePortRange, PORT_BANDS } from '../sip/sipp-test-support';
 import { DtmfSender, decodeTelephoneEvent } from './dtmf';
 import { decodeG711, encodeG711 } from './g711';
 import { MediaEngine, type MediaSession, type RemoteMedia } from './media-engine';
@@ -22,12 +23,14 @@ const HOST = '127.0.0.1';
  */
 const REAL_TIME = { retry: 2 };
 const PORTS = 6;
-const base = 30000 + 2 * Math.floor(Math.random() * 10000);
 let engine: MediaEngine;
 let dir: string;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'media-engine-'));
+  // Probed, in the band kept for RTP: a range drawn blindly could hold a port another test file
+  // (or the kernel, for an ephemeral port) has bound, and the pool would run out one port early.
+  const base = await freePortRange(2 * PORTS, { band: PORT_BANDS.rtp });
   engine = await MediaEngine.start({ rtpPortMin: base, rtpPortMax: base + 2 * PORTS - 1, bindAddress: HOST });
 });
 

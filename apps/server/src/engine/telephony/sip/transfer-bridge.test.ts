@@ -13,6 +13,7 @@ import type { CallLeg, InboundOffer } from '../types';
 import { parseNameAddr, parseUri, type SipRequest } from './message';
 import { answerOffer, applyAnswer, createOffer } from './sdp';
 import { createSipAdapter, type LegMedia, type SipAdapter, type SipRoute } from './sip-adapter';
+import { freePortRange, PORT_BANDS } from './sipp-test-support';
 import { createSipStack, type SipStack } from './stack';
 import type { IncomingInvite, InviteSession, RequestSource } from './user-agent';
 
@@ -27,7 +28,6 @@ import type { IncomingInvite, InviteSession, RequestSource } from './user-agent'
 const HOST = '127.0.0.1';
 const CALLER = '13800000001';
 const OUR_NUMBER = '02160881000';
-const rtpBase = 32000 + 2 * Math.floor(Math.random() * 7000);
 
 let dir: string;
 let ours: SipStack;
@@ -65,6 +65,8 @@ beforeAll(async () => {
     createSipStack({ ...fast, protocols: ['udp'] }),
     createSipStack({ ...fast, protocols: ['udp'] }),
   ]);
+  // Probed, in the band kept for RTP: a blind draw could meet a port bound elsewhere.
+  const rtpBase = await freePortRange(20, { band: PORT_BANDS.rtp });
   engine = await MediaEngine.start({
     rtpPortMin: rtpBase,
     rtpPortMax: rtpBase + 19,
