@@ -30,7 +30,7 @@ const sectionPages: Record<SectionKey, LazyPage> = {
   dataReport: async () => ({ Component: (await import('./pages/data-report-page')).DataReportPage }),
   sms: async () => ({ Component: (await import('./pages/sms-page')).SmsPage }),
   developerOptions: async () => ({
-    Component: (await import('./pages/developer-options-page')).DeveloperOptionsPage,
+    Component: (await import('@/features/developer/pages/developer-section')).DeveloperSection,
   }),
   accountInfo: async () => ({
     Component: (await import('@/features/account/pages/account-info-page')).AccountInfoPage,

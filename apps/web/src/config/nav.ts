@@ -128,6 +128,7 @@ export const sections: Section[] = [
     group: '其他',
     icon: ApiOutlined,
     routes: ['/developer-options/*'],
+    redirectTo: paths.developerKeys,
   },
   {
     key: 'accountInfo',

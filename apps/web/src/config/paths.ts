@@ -26,11 +26,19 @@ export const paths = {
   dataReportCallin: '/data-report/callin',
   sms: '/sms',
   developerOptions: '/developer-options',
+  /** 开发者选项: API keys of the open API, webhook endpoints and the open API's reference. */
+  developerKeys: '/developer-options/keys',
+  developerWebhooks: '/developer-options/webhooks',
+  developerDocs: '/developer-options/docs',
   settings: '/settings',
 } as const;
 
 /** The flow editor of one flow (/ivr/edit/:flowId). */
 export const ivrFlowEditPath = (flowId: string) => `/ivr/edit/${encodeURIComponent(flowId)}`;
+
+/** One webhook endpoint's page: its secret, test events and delivery log. */
+export const webhookEndpointPath = (endpointId: string) =>
+  `/developer-options/webhooks/${encodeURIComponent(endpointId)}`;
 
 /** The login URL that brings the user back to `returnTo` (path + query) after signing in. */
 export function loginHref(returnTo?: string): string {
