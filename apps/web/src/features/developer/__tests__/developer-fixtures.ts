@@ -6,6 +6,7 @@ import type {
   WebhookDeliveryDetail,
   WebhookEndpoint,
 } from '@callpilot/contracts';
+import { screen } from '@testing-library/react';
 import { vi } from 'vitest';
 import { resetOemInfoLoad } from '@/lib/api/get-oem-info';
 import { type FakeReply, failure, ok, type RecordedRequest, startFakeServer } from '@/test/fake-server';
@@ -181,4 +182,13 @@ export function fakeClipboard() {
   const writeText = vi.fn<(text: string) => Promise<void>>().mockResolvedValue(undefined);
   Object.defineProperty(navigator, 'clipboard', { value: { writeText }, configurable: true });
   return writeText;
+}
+
+/**
+ * A modal or drawer by its title. Not by role and name: under test every antd dialog's title id
+ * is the same `test-id`, so a page with other id'd widgets (tabs, collapse) names them wrongly.
+ */
+export async function findDialog(title: string): Promise<HTMLElement> {
+  const heading = await screen.findByText(title, { selector: '.ant-modal-title, .ant-drawer-title' });
+  return heading.closest('[role="dialog"]') as HTMLElement;
 }
