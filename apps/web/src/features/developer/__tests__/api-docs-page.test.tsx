@@ -165,6 +165,8 @@ describe('API 文档', () => {
     );
     expect(within(operation).getByText('records:read')).toBeTruthy();
     expect(within(operation).getByText('通话记录与录音 · 只读')).toBeTruthy();
+    const limit = within(within(operation).getByRole('table', { name: '请求参数' })).getByText('limit');
+    expect(limit.closest('tr')?.textContent).toBe('limit查询integer每页条数1–100默认 20');
     const response = within(operation).getByRole('table', { name: '响应字段' });
     expect(within(response).getByText('nextCursor').closest('tr')?.textContent).toContain('string | null');
 

@@ -198,6 +198,47 @@ describe('API 密钥', () => {
     });
   });
 
+  it('edits a key in place: name, scopes, allowlist and limit, never its expiry', async () => {
+    let keys = [makeApiKey({ ipAllowlist: ['203.0.113.7'], expiresAt: '2026-06-01T02:00:00.000Z' })];
+    server = serveConsole('owner', {
+      [`GET ${API_KEYS}`]: () => ok(keys),
+      [`PUT ${API_KEYS}/k1`]: (request) => {
+        keys = [makeApiKey({ ...(request.body as Partial<ApiKey>) })];
+        return ok(keys[0]);
+      },
+    });
+    renderApp('/developer-options/keys');
+    await screen.findByText('CRM 正式环境', undefined, { timeout: 15_000 });
+    fireEvent.click(within(row('CRM 正式环境')).getByRole('button', { name: '编辑' }));
+    const dialog = await screen.findByRole('dialog', { name: '编辑密钥' });
+    expect((within(dialog).getByLabelText('IP 白名单') as HTMLTextAreaElement).value).toBe('203.0.113.7');
+    expect(within(dialog).getByText('过期时间创建后不能修改，需要时请轮换密钥')).toBeTruthy();
+    fireEvent.change(within(dialog).getByLabelText('名称'), { target: { value: 'CRM 测试环境' } });
+    fireEvent.click(
+      within(within(dialog).getByRole('radiogroup', { name: '知识库' })).getByRole('radio', { name: '只读' }),
+    );
+    fireEvent.change(within(dialog).getByLabelText('每分钟请求上限'), { target: { value: '0' } });
+    fireEvent.click(within(dialog).getByRole('button', { name: '保存' }));
+    expect(await within(dialog).findByText('每分钟请求上限至少为 1')).toBeTruthy();
+    fireEvent.change(within(dialog).getByLabelText('每分钟请求上限'), { target: { value: '120' } });
+    fireEvent.click(within(dialog).getByRole('button', { name: '保存' }));
+
+    expect(await screen.findByText('CRM 测试环境')).toBeTruthy();
+    expect(bodyOf('PUT', `${API_KEYS}/k1`)).toEqual({
+      name: 'CRM 测试环境',
+      scopes: {
+        calls: 'write',
+        records: 'read',
+        tasks: 'write',
+        contacts: 'write',
+        assistants: 'read',
+        knowledge: 'read',
+      },
+      ipAllowlist: ['203.0.113.7'],
+      rateLimitPerMinute: 120,
+    });
+  });
+
   it('rolls a key with a grace period and shows the new secret once', async () => {
     fakeClipboard();
     server = serveConsole('owner', {

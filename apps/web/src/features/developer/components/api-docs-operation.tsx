@@ -1,7 +1,7 @@
 import { Table, type TableColumnsType, Tabs, Tag } from 'antd';
 import { useMemo } from 'react';
 import { curlSample, nodeSample, pythonSample, sampleRequest } from '../utils/code-samples';
-import { exampleOf, type RefResolver, schemaFields, typeLabel } from '../utils/json-schema';
+import { exampleOf, type RefResolver, schemaFields, schemaHints, typeLabel } from '../utils/json-schema';
 import { type ApiOperation, type ApiParameter, envelopeData, scopeLabel } from '../utils/openapi';
 import { DeveloperCodeBlock } from './developer-code-block';
 import { DeveloperFieldTable } from './developer-field-table';
@@ -51,8 +51,17 @@ function ParameterTable({ parameters, resolve }: { parameters: ApiParameter[]; r
     },
     {
       title: '说明',
-      dataIndex: 'description',
-      render: (text: string) => text || <span className="text-gray-400">-</span>,
+      key: 'description',
+      render: (_, parameter) => (
+        <span className="text-sm">
+          {parameter.description || <span className="text-gray-400">-</span>}
+          {schemaHints(parameter.schema, resolve).map((hint) => (
+            <Tag key={hint} className="!ml-2 !text-xs">
+              {hint}
+            </Tag>
+          ))}
+        </span>
+      ),
     },
   ];
   return (

@@ -209,7 +209,7 @@ export function ApiKeyFormDialog({
           rules={[zodRule(fields.rateLimitPerMinute)]}
           extra="超过后返回 429 和 Retry-After；每个响应都带 RateLimit 头"
         >
-          <InputNumber aria-label="每分钟请求上限" min={1} max={60_000} precision={0} className="!w-40" />
+          <InputNumber aria-label="每分钟请求上限" precision={0} className="!w-40" />
         </Form.Item>
       </Form>
     </Modal>

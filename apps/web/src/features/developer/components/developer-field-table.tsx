@@ -23,9 +23,9 @@ const columns: TableColumnsType<SchemaField> = [
     render: (_, field) => (
       <span className="text-sm">
         {field.description || <span className="text-gray-400">-</span>}
-        {field.constraints.map((rule) => (
-          <Tag key={rule} className="!ml-2 !text-xs">
-            {rule}
+        {field.hints.map((hint) => (
+          <Tag key={hint} className="!ml-2 !text-xs">
+            {hint}
           </Tag>
         ))}
       </span>

@@ -145,28 +145,34 @@ export type SchemaField = {
   type: string;
   required: boolean;
   description: string;
-  /** Rules worth knowing (length, range, default), in Chinese. */
-  constraints: string[];
+  /** What is worth knowing besides the type (length, range, default, an example), in Chinese. */
+  hints: string[];
 };
 
-function constraintsOf(schema: JsonSchema): string[] {
-  const rules: string[] = [];
+function hintsOf(schema: JsonSchema): string[] {
+  const hints: string[] = [];
   const within = (min: number | undefined, max: number | undefined, unit: string) => {
     // zod writes JavaScript's safe-integer range on every integer: no rule a reader needs.
     const lower = min !== undefined && min > -1e15 ? min : undefined;
     const upper = max !== undefined && max < 1e15 ? max : undefined;
-    if (lower !== undefined && upper !== undefined) rules.push(`${lower}–${upper}${unit}`);
-    else if (lower !== undefined && lower > 0) rules.push(`至少 ${lower}${unit}`);
-    else if (upper !== undefined) rules.push(`最多 ${upper}${unit}`);
+    if (lower !== undefined && upper !== undefined) hints.push(`${lower}–${upper}${unit}`);
+    else if (lower !== undefined && lower > 0) hints.push(`至少 ${lower}${unit}`);
+    else if (upper !== undefined) hints.push(`最多 ${upper}${unit}`);
   };
   const type = typeOf(schema);
   if (type === 'string') within(schema.minLength, schema.maxLength, ' 个字符');
   if (type === 'integer' || type === 'number') within(schema.minimum, schema.maximum, '');
   if (type === 'array') within(schema.minItems, schema.maxItems, ' 项');
-  if (schema.default !== undefined && !(typeof schema.default === 'object' && schema.default !== null)) {
-    rules.push(`默认 ${literal(schema.default)}`);
-  }
-  return rules;
+  const isScalar = (value: unknown) => value !== undefined && (value === null || typeof value !== 'object');
+  if (isScalar(schema.default)) hints.push(`默认 ${literal(schema.default)}`);
+  const example = schema.example ?? schema.examples?.[0];
+  if (isScalar(example)) hints.push(`示例 ${literal(example)}`);
+  return hints;
+}
+
+/** The hints of a parameter's or field's schema (nullable and `$ref` looked through). */
+export function schemaHints(schema: JsonSchema | undefined, resolve: RefResolver): string[] {
+  return hintsOf(unwrapNullable(schema ?? {}, resolve).schema);
 }
 
 /** The object inside a field, when a reader should see its own fields (objects, arrays of objects). */
@@ -205,7 +211,7 @@ export function schemaFields(
       type: typeLabel(property, resolve),
       required: required.has(key),
       description: resolved.description ?? property.description ?? describe(name) ?? '',
-      constraints: constraintsOf(resolved),
+      hints: hintsOf(resolved),
     };
     const nested = nestedObject(property, resolve);
     return nested
