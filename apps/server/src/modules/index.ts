@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { apiKeysRoutes } from './api-keys/api-keys.routes';
 import { assistantsRoutes } from './assistants/assistants.routes';
 import { voicesRoutes } from './assistants/voices.routes';
 import { authRoutes } from './auth/auth.routes';
@@ -50,5 +51,6 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   taskImportRoutes,
   voiceClonesRoutes,
   demoMockRoutes,
+  apiKeysRoutes,
   opendockPlatformRoutes,
 ];
