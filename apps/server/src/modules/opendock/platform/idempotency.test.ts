@@ -1,6 +1,8 @@
+import { gunzipSync } from 'node:zlib';
 import { and, eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { doNotCall, idempotencyKeys } from '../../../db/schema';
+import { ok } from '../../../lib/reply';
 import { bearer, opendockApp, seedApiKey, type TestApp } from './opendock.test-helper';
 
 let current: TestApp | undefined;
@@ -123,6 +125,34 @@ describe('Idempotency-Key on open-API POSTs', () => {
     }
     expect(await db.select().from(doNotCall)).toHaveLength(0);
     expect(await db.select().from(idempotencyKeys)).toHaveLength(0);
+  });
+
+  it('stores the JSON answer, not the compressed bytes, and replays it compressed or not', async () => {
+    const t = await opendockApp({
+      routes: (app) =>
+        app.post(
+          '/opendock/v1/test-large',
+          { config: { apiScope: { resource: 'calls', access: 'write' } } },
+          async () => ok({ text: '长'.repeat(4000), at: Date.now() }),
+        ),
+    });
+    current = t;
+    const { secret } = await seedApiKey(t.db, { projectId: t.a.projectId });
+    const send = (encoding: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/opendock/v1/test-large',
+        headers: { ...bearer(secret), 'idempotency-key': 'big', 'accept-encoding': encoding },
+      });
+    const first = await send('gzip');
+    expect(first.headers['content-encoding']).toBe('gzip');
+    const plain = await send('identity');
+    expect(plain.headers['idempotent-replayed']).toBe('true');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body).toBe(gunzipSync(first.rawPayload).toString('utf8'));
+    const zipped = await send('gzip');
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(gunzipSync(zipped.rawPayload).toString('utf8')).toBe(plain.body);
   });
 
   it('takes over a key whose first request was abandoned by a dead process', async () => {

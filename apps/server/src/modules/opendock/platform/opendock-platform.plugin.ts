@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { DatabaseHandle } from '../../../db/client';
 import { OPENDOCK_PREFIX } from '../../../plugins/api-key-auth';
@@ -16,7 +16,7 @@ declare module 'fastify' {
   }
 }
 
-const isOpendock = (url: string | undefined) => url?.startsWith(`${OPENDOCK_PREFIX}/`) ?? false;
+const isOpendock = (url: string) => url.startsWith(`${OPENDOCK_PREFIX}/`);
 
 /**
  * What every /opendock/v1 route gets besides the key check (plugins/api-key-auth.ts), by path, so
@@ -33,22 +33,7 @@ export const opendockPlatformPlugin = fp(
     app.decorate('opendockRoutes', routes);
     app.decorateRequest('idempotency', null);
 
-    app.addHook('onRoute', (route) => {
-      if (!isOpendock(route.url)) return;
-      const config = route.config ?? {};
-      const info: OpendockRouteInfo = {
-        public: Boolean(config.public),
-        anyScope: Boolean(config.anyScope),
-        scope: config.apiScope ?? null,
-      };
-      for (const method of [route.method].flat()) routes.set(routeKey(method, route.url), info);
-      // Both documents (the console's /docs/json too) then show the lock and the right scheme.
-      if (!info.public && route.schema && !route.schema.security) {
-        route.schema.security = [{ [SECURITY_SCHEME]: [] }];
-      }
-    });
-
-    app.addHook('onResponse', async (req, reply) => {
+    const logRequest = async (req: FastifyRequest, reply: FastifyReply) => {
       const key = req.presentedApiKey;
       if (!key) return;
       requestLog.record({
@@ -61,25 +46,24 @@ export const opendockPlatformPlugin = fp(
         latencyMs: Math.round(reply.elapsedTime),
         ip: req.ip,
       });
-    });
+    };
 
     // After parsing (the body is there to fingerprint), before validation.
-    app.addHook('preValidation', async (req) => {
-      if (req.method !== 'POST' || !req.apiKey || !isOpendock(req.routeOptions.url)) return;
+    const readIdempotencyKey = async (req: FastifyRequest) => {
+      if (req.method !== 'POST' || !req.apiKey) return;
       req.idempotency = prepareIdempotency(req, req.apiKey.projectId);
-    });
+    };
 
     // After validation: a request its schema refuses has not started, so its 400 is not stored.
-    app.addHook('preHandler', async (req, reply) => {
+    const claimIdempotencyKeyHook = async (req: FastifyRequest, reply: FastifyReply) => {
       const request = req.idempotency;
       if (!request) return;
       const claim = await claimIdempotencyKey(db, request);
       if (claim.kind === 'replay') return replayAnswer(reply, claim.status, claim.answer);
       request.owner = true;
-    });
+    };
 
-    // Instance hooks run before @fastify/compress's route hook: the payload is still the JSON text.
-    app.addHook('onSend', async (req, reply, payload) => {
+    const storeAnswer = async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
       const request = req.idempotency;
       if (!request?.owner) return payload;
       request.owner = false;
@@ -90,6 +74,35 @@ export const opendockPlatformPlugin = fp(
         req.log.warn({ err }, 'idempotent answer not stored');
       }
       return payload;
+    };
+
+    // The hooks go on the open API's routes only (the console's requests do not pay for them).
+    app.addHook('onRoute', (route) => {
+      if (!isOpendock(route.url)) return;
+      const config = route.config ?? {};
+      const info: OpendockRouteInfo = {
+        public: Boolean(config.public),
+        anyScope: Boolean(config.anyScope),
+        scope: config.apiScope ?? null,
+      };
+      const methods = [route.method].flat();
+      for (const method of methods) routes.set(routeKey(method, route.url), info);
+      if (info.public) return;
+      // Both documents (the console's /docs/json too) then show the lock and the right scheme.
+      if (route.schema && !route.schema.security) route.schema.security = [{ [SECURITY_SCHEME]: [] }];
+      const hooks = route as unknown as Record<string, unknown>;
+      const add = (name: string, hook: unknown, first = false) => {
+        const current = hooks[name];
+        const list = current === undefined ? [] : Array.isArray(current) ? current : [current];
+        hooks[name] = first ? [hook, ...list] : [...list, hook];
+      };
+      add('onResponse', logRequest);
+      if (!methods.includes('POST')) return;
+      add('preValidation', readIdempotencyKey);
+      add('preHandler', claimIdempotencyKeyHook);
+      // First: @fastify/compress adds its own onSend the same way, and the answer to store is the
+      // JSON text, not the compressed stream.
+      add('onSend', storeAnswer, true);
     });
 
     let stopSweep: (() => void) | undefined;
