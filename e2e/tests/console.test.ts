@@ -76,7 +76,12 @@ describe('the console served by npm start', () => {
     expect(assets.length).toBeGreaterThan(0);
     for (const a of assets) expect(a.cache, a.url).toContain('immutable');
 
+    // The open API's document is the default; the console's is one choice away in the selector.
     await p.goto('/docs');
+    await expect
+      .poll(() => p.getByText('/opendock/v1/me').first().isVisible(), { timeout: 15_000 })
+      .toBe(true);
+    await p.locator('.topbar select').selectOption({ label: '控制台 API' });
     await expect.poll(() => p.getByText('/auth/login').first().isVisible(), { timeout: 15_000 }).toBe(true);
   });
 });

@@ -163,6 +163,17 @@ export const apiKeyRequestLogQuery = pageQuery.extend({
   status: z.enum(['all', 'success', 'error']).default('all'),
 });
 export const apiKeyRequestLog = paged(apiKeyRequestLogEntry);
+export type ApiKeyRequestLogQuery = z.infer<typeof apiKeyRequestLogQuery>;
+
+/** GET /opendock/v1/me: the key a request was made with, so a customer can check theirs. */
+export const apiKeyIdentity = z.object({
+  keyId: z.string(),
+  projectId: z.string(),
+  name: z.string(),
+  scopes: apiKeyScopes,
+  rateLimitPerMinute: z.number().int(),
+});
+export type ApiKeyIdentity = z.infer<typeof apiKeyIdentity>;
 
 /** How long request logs, webhook deliveries and idempotent answers are kept. */
 export const API_REQUEST_LOG_DAYS = 30;

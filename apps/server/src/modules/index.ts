@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { apiKeysRoutes } from './api-keys/api-keys.routes';
 import { assistantsRoutes } from './assistants/assistants.routes';
 import { voicesRoutes } from './assistants/voices.routes';
 import { authRoutes } from './auth/auth.routes';
@@ -14,6 +15,7 @@ import type { ModuleOptions } from './module-options';
 import { numbersRoutes } from './numbers/numbers.routes';
 import { oemRoutes } from './oem/oem.routes';
 import { oidcRoutes } from './oidc/oidc.routes';
+import { opendockPlatformRoutes } from './opendock/platform/platform.routes';
 import { projectsRoutes } from './projects/projects.routes';
 import { speechProvidersRoutes } from './speech-providers/speech-providers.routes';
 import { speechSettingsRoutes } from './speech-settings/speech-settings.routes';
@@ -49,4 +51,6 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   taskImportRoutes,
   voiceClonesRoutes,
   demoMockRoutes,
+  apiKeysRoutes,
+  opendockPlatformRoutes,
 ];

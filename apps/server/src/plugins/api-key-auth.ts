@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError, forbidden, unauthorized } from '../lib/errors';
 import { hashToken } from '../modules/auth/sessions.service';
+import { applyRateLimit, KeyRateLimiter } from '../modules/opendock/platform/rate-limit';
 import { bearerToken } from './auth';
 
 /** Every open-API route lives under this prefix; the key implies the project. */
@@ -18,6 +19,7 @@ export const OPENDOCK_PREFIX = '/opendock/v1';
 export interface ApiKeyContext {
   id: string;
   projectId: string;
+  name: string;
   scopes: ApiKeyScopes;
   rateLimitPerMinute: number;
 }
@@ -41,6 +43,15 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set on every /opendock/v1 route once the key is checked. */
     apiKey: ApiKeyContext | null;
+    /**
+     * The stored key the bearer named, set as soon as it is found, even when the request is then
+     * refused (revoked, expired, address, scope, rate limit): the key's request log shows those too.
+     */
+    presentedApiKey: { id: string; projectId: string } | null;
+  }
+  interface FastifyInstance {
+    /** Per-key request counters of this process (see modules/opendock/platform/rate-limit.ts). */
+    apiKeyRateLimiter: KeyRateLimiter;
   }
   interface FastifyContextConfig {
     /**
@@ -48,6 +59,8 @@ declare module 'fastify' {
      * `public` (its OpenAPI document): a route that forgets answers 403, it never opens up.
      */
     apiScope?: { resource: ApiKeyResource; access: 'read' | 'write' };
+    /** Any live key of the project may call it, whatever its scopes (GET /opendock/v1/me). */
+    anyScope?: boolean;
     public?: boolean;
   }
 }
@@ -69,12 +82,18 @@ export const apiKeyMessages = {
  * Guards every route under /opendock/v1 by its path (as project-access guards /api/project/...),
  * so an open-API route added later is covered without opting in: the bearer must be an API key
  * (a console session token is refused), live (not revoked, not past its expiry or roll grace),
- * from an allowed address, of an enabled project, with the route's scope.
+ * from an allowed address, of an enabled project, within its rate limit, with the route's scope.
+ * Every answer to an admitted caller, a scope 403 included, carries the key's RateLimit headers.
  */
 export const apiKeyAuthPlugin = fp(
-  async (app: FastifyInstance, { resolver }: { resolver: ApiKeyResolver }) => {
+  async (
+    app: FastifyInstance,
+    { resolver, limiter = new KeyRateLimiter() }: { resolver: ApiKeyResolver; limiter?: KeyRateLimiter },
+  ) => {
     app.decorateRequest('apiKey', null);
-    app.addHook('onRequest', async (req) => {
+    app.decorateRequest('presentedApiKey', null);
+    app.decorate('apiKeyRateLimiter', limiter);
+    app.addHook('onRequest', async (req, reply) => {
       const url = req.routeOptions.url;
       if (!url?.startsWith(`${OPENDOCK_PREFIX}/`) || req.routeOptions.config.public) return;
       const token = bearerToken(req);
@@ -82,17 +101,23 @@ export const apiKeyAuthPlugin = fp(
       if (!API_KEY_PATTERN.test(token)) throw unauthorized(apiKeyMessages.session);
       const key = await resolver.resolve(hashToken(token));
       if (!key) throw unauthorized(apiKeyMessages.invalid);
+      req.presentedApiKey = { id: key.id, projectId: key.projectId };
       if (key.revokedAt) throw unauthorized(apiKeyMessages.revoked);
       if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) throw unauthorized(apiKeyMessages.expired);
       if (!resolver.ipAllowed(key, req.ip)) throw forbidden(apiKeyMessages.ip(req.ip));
       if (key.projectDisabled) throw new AppError(403, 'PROJECT_DISABLED', apiKeyMessages.projectDisabled);
+      // Counted only for callers the key admits: a leaked key used from a refused address must
+      // not spend the owner's limit.
+      applyRateLimit(reply, limiter.take(key.id, key.rateLimitPerMinute));
       req.apiKey = {
         id: key.id,
         projectId: key.projectId,
+        name: key.name,
         scopes: key.scopes,
         rateLimitPerMinute: key.rateLimitPerMinute,
       };
-      const scope = req.routeOptions.config.apiScope;
+      const { anyScope, apiScope: scope } = req.routeOptions.config;
+      if (anyScope) return;
       if (!scope) throw forbidden(apiKeyMessages.undeclared);
       if (!scopeAllows(key.scopes, scope.resource, scope.access)) {
         throw forbidden(apiKeyMessages.scope(scope.resource, scope.access));

@@ -45,6 +45,7 @@ export class CachedApiKeyResolver implements ApiKeyResolver {
       .select({
         id: apiKeys.id,
         projectId: apiKeys.projectId,
+        name: apiKeys.name,
         scopes: apiKeys.scopes,
         rateLimitPerMinute: apiKeys.rateLimitPerMinute,
         ipAllowlist: apiKeys.ipAllowlist,
