@@ -14,6 +14,7 @@ import type { ModuleOptions } from './module-options';
 import { numbersRoutes } from './numbers/numbers.routes';
 import { oemRoutes } from './oem/oem.routes';
 import { oidcRoutes } from './oidc/oidc.routes';
+import { opendockRoutes } from './opendock/opendock.routes';
 import { projectsRoutes } from './projects/projects.routes';
 import { speechProvidersRoutes } from './speech-providers/speech-providers.routes';
 import { speechSettingsRoutes } from './speech-settings/speech-settings.routes';
@@ -49,4 +50,5 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   taskImportRoutes,
   voiceClonesRoutes,
   demoMockRoutes,
+  opendockRoutes,
 ];
