@@ -132,7 +132,11 @@ export async function buildApp({
         version,
       },
       components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer' },
+          // The open API's routes (/opendock/v1) name this one: an API key, not a console session.
+          ApiKeyAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'cp_live_…' },
+        },
       },
     },
     transform: jsonSchemaTransform,
