@@ -33,12 +33,7 @@ afterAll(async () => {
   await t?.app.close();
 });
 
-const api = async (
-  method: 'GET' | 'POST' | 'DELETE',
-  url: string,
-  payload?: object,
-  key = a.key,
-): Promise<{ status: number; body: any }> => {
+const api = async (method: 'GET' | 'POST' | 'DELETE', url: string, payload?: object, key = a.key) => {
   const res = await t.app.inject({
     method,
     url: `/opendock/v1${url}`,
