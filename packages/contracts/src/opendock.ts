@@ -143,9 +143,26 @@ export type OpenCallDetail = z.infer<typeof openCallDetail>;
 export const OPEN_CALL_LIST_MAX = 100;
 
 /** The record list's filters (sorted by start time only: the cursor is a start time and an id). */
+const filter = callFilterFields.shape;
+
 export const openCallListQuery = callFilterFields
   .omit({ sort: true })
   .extend({
+    from: filter.from.meta({ description: '开始时间不早于（ISO 8601，如 2030-05-01T00:00:00Z）' }),
+    to: filter.to.meta({ description: '开始时间不晚于（ISO 8601）' }),
+    direction: filter.direction.meta({ description: 'outbound 呼出，inbound 呼入' }),
+    endReason: filter.endReason.meta({ description: '结束原因，多个用逗号分隔，如 completed,busy' }),
+    intentGrade: filter.intentGrade.meta({
+      description: '意向等级 A、B、C、D，none 为未评级；多个用逗号分隔',
+    }),
+    taskId: filter.taskId.meta({ description: '只看该呼出任务的通话' }),
+    assistantId: filter.assistantId.meta({ description: '只看该小助手的通话' }),
+    number: filter.number.meta({ description: '主叫或被叫号码的一部分' }),
+    talkMin: filter.talkMin.meta({ description: '通话时长下限（秒）' }),
+    talkMax: filter.talkMax.meta({ description: '通话时长上限（秒）' }),
+    tags: filter.tags.meta({ description: '标签，多个用逗号分隔（含任一即可）' }),
+    status: filter.status.meta({ description: 'ringing 呼叫中，in_progress 通话中，ended 已结束' }),
+    order: filter.order.meta({ description: 'desc 从新到旧（默认），asc 从旧到新' }),
     limit: z.coerce
       .number({ error: '每页条数须为数字' })
       .int({ error: '每页条数须为整数' })

@@ -6,7 +6,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, seedApiKey } from '../../../test/api-keys';
 import { createTestApp, loginAs, seedUser } from '../../../test/helpers';
-import { calls, projectLimits, projectNumbers } from '../../db/schema';
+import { assistants, calls, projectLimits, projectNumbers } from '../../db/schema';
 import { VirtualClock } from '../../engine/clock';
 import { seedDemoContent } from '../demo/demo-content';
 
@@ -191,6 +191,15 @@ describe('POST /opendock/v1/calls: a single call from a customer system', () => 
     }
     expect(await callCount(a.projectId)).toBe(before);
     expect(await callCount(b.projectId)).toBe(0);
+
+    await t.db.update(assistants).set({ status: 'disabled' }).where(eq(assistants.id, a.assistantId));
+    const disabled = await api('POST', '/calls', body);
+    expect(disabled).toMatchObject({
+      status: 409,
+      body: { message: '小助手已停用，请在控制台启用后再发起呼叫' },
+    });
+    await t.db.update(assistants).set({ status: 'enabled' }).where(eq(assistants.id, a.assistantId));
+    expect(await callCount(a.projectId)).toBe(before);
   });
 
   it("holds to the project's balance and outbound concurrency, counting calls in progress", async () => {
