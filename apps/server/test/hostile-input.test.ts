@@ -8,6 +8,7 @@ import { knowledgeSegments, loginFailures } from '../src/db/schema';
 import { rowsOf } from '../src/modules/calls/calls.service';
 import { seedDemoContent } from '../src/modules/demo/demo-content';
 import { drainKnowledgeQueue } from '../src/modules/knowledge/worker';
+import { bearer, seedApiKey } from './api-keys';
 import { createTestApp, loginAs, seedUser } from './helpers';
 import {
   bodyMutations,
@@ -25,7 +26,8 @@ import {
  * and lone surrogates in every path segment, query parameter and JSON string (and key), wrong
  * types, huge strings, malformed JSON and multipart, no or a bogus token, and another tenant's
  * ids. Requests go as the owner of project A (a member with every right, so they get as deep as
- * they can) and without a token. Nothing may answer 5xx; every refusal is the envelope with a
+ * they can) and without a token; the open API's operations (/opendock/v1) with an API key of
+ * project A that may do everything, and with project B's ids. Nothing may answer 5xx; every refusal is the envelope with a
  * Chinese message that leaks no internals, and a malformed request writes nothing. Fixtures are
  * real (a published assistant, an indexed document, a task with an import, a call...) so the
  * hostile value is the only thing wrong with a request and it reaches as deep as the input goes.
@@ -113,6 +115,7 @@ async function seedProject(email: string): Promise<Ids> {
     callId,
     file: `${callId}.wav`,
     host: 'fuzz.example.com',
+    apiKey: (await seedApiKey(t.db, { projectId: user.projectId })).secret,
     config: JSON.stringify({ ...assistant.config, brain: { ...assistant.config.brain, providerId: null } }),
   };
 }
@@ -158,8 +161,11 @@ async function countWrites() {
   await t.db.execute(sql`create sequence hostile_writes`);
   await t.db.execute(sql`create function hostile_count_write() returns trigger language plpgsql
     as $$ begin perform nextval('hostile_writes'); return null; end $$`);
+  // The open API's request log and keys' last use are written in batches, whenever they flush:
+  // a write there belongs to no particular request.
   await t.db.execute(sql`do $$ declare name text; begin
-    for name in select tablename from pg_tables where schemaname = 'public' loop
+    for name in select tablename from pg_tables where schemaname = 'public'
+        and tablename not in ('api_key_requests', 'api_keys') loop
       execute format('create trigger hostile_count_write after insert or update or delete on %I
         for each row execute function hostile_count_write()', name);
     end loop;
@@ -328,8 +334,23 @@ const fixtureOf = (project: Ids, n = String(unique).padStart(4, '0')) => {
   };
 };
 
-/** Bodies the schema alone describes badly (fields that exclude each other). */
-const BODY_OVERRIDES: Record<string, unknown> = {
+const VARIABLES = { 客户姓名: '张先生', 公司名称: '星河宽带', 产品名称: '千兆宽带套餐' };
+
+/**
+ * Bodies the schema alone describes badly (fields that exclude each other, values the assistant
+ * requires); a function builds the body for a project.
+ */
+const BODY_OVERRIDES: Record<string, unknown | ((project: Ids) => unknown)> = {
+  // A callee who is busy at once, so the call is over before the next operations are judged.
+  'POST /opendock/v1/calls': (project: Ids) => ({
+    assistantId: project.assistantId,
+    phone: '13900000002',
+    variables: VARIABLES,
+    simulatedPersona: 'busy',
+  }),
+  'POST /opendock/v1/tasks/{taskId}/contacts': {
+    contacts: [{ phone: '13900000002', name: '张三', variables: VARIABLES }],
+  },
   'POST /auth/login': { email: 'fuzz@example.com', password: 'wrong-pass-1' },
   'PUT /api/project/{projectId}/knowledge-bases/{knowledgeBaseId}/segments/{segmentId}': {
     content: '宽带安装一般在受理后 3 个工作日内完成。',
@@ -364,14 +385,17 @@ const json = { 'content-type': 'application/json' };
 async function walk(method: string, path: string, op: OpenApiOperation) {
   const M = method.toUpperCase();
   const guarded = (op.security?.length ?? 0) > 0;
-  const auth = guarded ? member : {};
+  const open = path.startsWith('/opendock/');
+  const auth = guarded ? (open ? bearer(ids.a.apiKey!) : member) : {};
   const pathParams = [...path.matchAll(PARAM)].map((m) => m[1]!);
   const queryParams = (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
   const schema = jsonSchemaOf(op);
   unique++;
   const override = BODY_OVERRIDES[`${M} ${path}`];
   const body = (project: Ids) =>
-    override ?? (schema ? sampleFor(doc, schema, '', fixtureOf(project)) : undefined);
+    typeof override === 'function'
+      ? override(project)
+      : (override ?? (schema ? sampleFor(doc, schema, '', fixtureOf(project)) : undefined));
   if (pathParams.includes('segmentId')) await refreshIndexedIds();
   const baseUrl = fillPath(path, ids.a) + query(op, ids.a);
   const baseBody = body(ids.a);
@@ -458,6 +482,18 @@ async function walk(method: string, path: string, op: OpenApiOperation) {
     const foreignBody = body(foreignIds);
     if (foreignUrl !== baseUrl || JSON.stringify(foreignBody) !== JSON.stringify(baseBody)) {
       await send("another tenant's ids in the own project", {
+        url: foreignUrl,
+        ...payloadOf(foreignBody),
+        crossTenant: true,
+      });
+    }
+  }
+  if (guarded && open) {
+    // The key implies the project: B's ids (and B's ids in the body) with A's key reach nothing.
+    const foreignUrl = fillPath(path, ids.b) + query(op, ids.b);
+    const foreignBody = body(ids.b);
+    if (foreignUrl !== baseUrl || JSON.stringify(foreignBody) !== JSON.stringify(baseBody)) {
+      await send("another tenant's ids with the own key", {
         url: foreignUrl,
         ...payloadOf(foreignBody),
         crossTenant: true,

@@ -10,6 +10,7 @@ export * from './health';
 export * from './knowledge';
 export * from './net-address';
 export * from './oem';
+export * from './opendock';
 export * from './projects';
 export * from './speech';
 export * from './tasks';

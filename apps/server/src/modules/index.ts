@@ -15,6 +15,7 @@ import type { ModuleOptions } from './module-options';
 import { numbersRoutes } from './numbers/numbers.routes';
 import { oemRoutes } from './oem/oem.routes';
 import { oidcRoutes } from './oidc/oidc.routes';
+import { opendockRoutes } from './opendock/opendock.routes';
 import { opendockPlatformRoutes } from './opendock/platform/platform.routes';
 import { projectsRoutes } from './projects/projects.routes';
 import { speechProvidersRoutes } from './speech-providers/speech-providers.routes';
@@ -53,4 +54,5 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   demoMockRoutes,
   apiKeysRoutes,
   opendockPlatformRoutes,
+  opendockRoutes,
 ];

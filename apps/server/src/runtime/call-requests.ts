@@ -1,13 +1,33 @@
-import type { FlowTestCallRequest, TestCallRequest, TestInboundCallRequest } from '@callpilot/contracts';
+import type {
+  FlowTestCallRequest,
+  SimPersona,
+  TestCallRequest,
+  TestInboundCallRequest,
+} from '@callpilot/contracts';
 import { eq, sql } from 'drizzle-orm';
 import type { Database, DatabaseHandle } from '../db/client';
 import { callRequests } from '../db/schema';
 import { type Relay, startRelay } from '../lib/relay';
 
+/**
+ * A single call the open API asked for (POST /opendock/v1/calls), already checked by the process
+ * that took the request: the assistant's published version resolved, the numbers normalised.
+ */
+export interface ApiCallPayload {
+  assistantId: string;
+  version: number;
+  callerNumber: string;
+  calleeNumber: string;
+  variables: Record<string, string>;
+  /** The simulated carrier's callee; absent: the carrier's realistic mix (or a real line). */
+  persona?: SimPersona;
+}
+
 export type CallRequest =
   | { id: string; projectId: string; kind: 'test'; payload: TestCallRequest }
   | { id: string; projectId: string; kind: 'inbound_test'; payload: TestInboundCallRequest }
-  | { id: string; projectId: string; kind: 'flow_test'; payload: FlowTestCallRequest & { flowId: string } };
+  | { id: string; projectId: string; kind: 'flow_test'; payload: FlowTestCallRequest & { flowId: string } }
+  | { id: string; projectId: string; kind: 'api_call'; payload: ApiCallPayload };
 
 const POLL_MS = 2000;
 

@@ -51,7 +51,7 @@ import { getTaskSummary } from '../modules/tasks/tasks.service';
 import { trunkDirectory } from '../modules/trunks/trunk-directory';
 import type { Providers } from '../providers';
 import { createCallPorts } from './call-ports';
-import { type CallRequest, CallRequestQueue } from './call-requests';
+import { type ApiCallPayload, type CallRequest, CallRequestQueue } from './call-requests';
 import { callSpeech } from './call-speech';
 import {
   DEMO_CALL_COUNT,
@@ -483,6 +483,41 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     );
   }
 
+  /**
+   * A call of the open API: the assistant's published version dials the number like a task's
+   * call (on a SIP trunk when the caller number is on one and this process runs SIP lines, else
+   * on the simulated carrier), and the request is answered once the record exists.
+   */
+  async function runApiCall(projectId: string, request: ApiCallPayload, callId: string): Promise<void> {
+    const loaded = await ports.assistants.forCall(projectId, request.assistantId, request.version);
+    const questions =
+      request.persona === 'asks_question' ? await ports.knowledge.questions(loaded.config, 20) : [];
+    await runSimulated(projectId, callId, (own, signals) => {
+      const deps = callDeps(own);
+      const line = sip;
+      if (line) {
+        deps.carrier = line.route(own.carrier);
+        deps.legMedia = lineMedia(line);
+      }
+      return placeCall(
+        deps,
+        {
+          projectId,
+          assistantId: request.assistantId,
+          version: request.version,
+          callerNumber: request.callerNumber,
+          calleeNumber: request.calleeNumber,
+          persona: request.persona,
+          questions,
+          variables: request.variables,
+          callId,
+          ...signals,
+        },
+        loaded,
+      );
+    });
+  }
+
   /** 模拟来电: a simulated customer dials one of the project's numbers, routed as a real call is. */
   async function runInboundTestCall(
     projectId: string,
@@ -578,6 +613,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
 
   async function runRequest(request: CallRequest): Promise<void> {
     if (request.kind === 'test') await runTestCall(request.projectId, request.payload, request.id);
+    else if (request.kind === 'api_call') await runApiCall(request.projectId, request.payload, request.id);
     else if (request.kind === 'flow_test') {
       const { flowId, ...payload } = request.payload;
       await runFlowTestCall(request.projectId, flowId, payload, request.id);
@@ -691,6 +727,25 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
       }
       await runFlowTestCall(projectId, flowId, request, callId);
       return { callId };
+    },
+
+    /**
+     * A call of the open API, checked by the caller (modules/opendock): answers with its id once
+     * its record exists ('ringing'), or, in a process without the engine, once an engine process
+     * took it ('queued' if its record is not written yet).
+     */
+    async placeApiCall(
+      projectId: string,
+      request: ApiCallPayload,
+    ): Promise<{ callId: string; status: 'queued' | 'ringing' }> {
+      const callId = randomUUID();
+      if (hasEngine) {
+        await runApiCall(projectId, request, callId);
+        return { callId, status: 'ringing' };
+      }
+      await viaEngine({ id: callId, projectId, kind: 'api_call', payload: request });
+      const [row] = await db.select({ id: calls.id }).from(calls).where(eq(calls.id, callId)).limit(1);
+      return { callId, status: row ? 'ringing' : 'queued' };
     },
 
     /** 挂断 a running simulated call, in whichever process runs it; false when none does. */

@@ -11,6 +11,11 @@ import type { DoNotCallList } from '../../engine/call/ports';
 import { notFound } from '../../lib/errors';
 
 export type DoNotCallSource = DoNotCallEntry['source'];
+/**
+ * Who put a number on the list, for the `contact.opted_out` webhook: a call's opt-out, the
+ * console, or the open API. Not stored (the table's `source` says how, not through what).
+ */
+export type DoNotCallChannel = 'call' | 'console' | 'api';
 
 /**
  * The engine may hand us a number in any shape the carrier used; when it is not a mainland
@@ -32,6 +37,7 @@ export async function addToDoNotCall(
   phone: string,
   source: DoNotCallSource,
   reason: string,
+  _channel: DoNotCallChannel = source === 'opt_out' ? 'call' : 'console',
 ): Promise<DoNotCallEntry> {
   const stored = storedForm(phone);
   await db

@@ -250,6 +250,22 @@ const documentWhere = (projectId: string, knowledgeBaseId: string, documentId: s
     eq(knowledgeDocuments.knowledgeBaseId, knowledgeBaseId),
   );
 
+/** One document and its indexing status (the open API polls it after an upload). */
+export async function getDocument(
+  db: Database,
+  projectId: string,
+  knowledgeBaseId: string,
+  documentId: string,
+): Promise<KnowledgeDocument> {
+  const [row] = await db
+    .select(documentColumns)
+    .from(knowledgeDocuments)
+    .where(documentWhere(projectId, knowledgeBaseId, documentId))
+    .limit(1);
+  if (!row) throw notFound('文档不存在');
+  return toDocument(row);
+}
+
 /** Its segments go with it (foreign key cascade). */
 export async function deleteDocument(
   db: Database,

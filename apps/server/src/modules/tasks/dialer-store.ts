@@ -237,7 +237,7 @@ async function claimDueContacts(db: Database, request: ClaimRequest) {
       })
       .from(taskContacts)
       .where(and(eq(taskContacts.projectId, projectId), eq(taskContacts.status, 'dialing')));
-    projectDialing = counts?.project ?? 0;
+    projectDialing = (counts?.project ?? 0) + (await liveCallsWithoutTask(tx, projectId));
     const n = Math.min(
       want,
       request.taskConcurrency - (counts?.task ?? 0),
@@ -314,6 +314,35 @@ async function claimDueContacts(db: Database, request: ClaimRequest) {
 }
 
 type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
+
+/**
+ * Outbound calls of the project that hold a line without a task's contact: single calls of the
+ * open API (and the console's test calls). They share the project's concurrency with the tasks:
+ * the claims count them, and the open API checks the same sum before it places a call.
+ */
+export async function liveCallsWithoutTask(tx: Database | Transaction, projectId: string): Promise<number> {
+  const [row] = await tx
+    .select({ n: sql<number>`count(*)::int` })
+    .from(calls)
+    .where(
+      and(
+        eq(calls.projectId, projectId),
+        eq(calls.direction, 'outbound'),
+        ne(calls.status, 'ended'),
+        isNull(calls.taskId),
+      ),
+    );
+  return row?.n ?? 0;
+}
+
+/** Calls of the project's tasks being dialled now: claimed contacts hold their slot from the claim. */
+export async function dialingContacts(tx: Database | Transaction, projectId: string): Promise<number> {
+  const [row] = await tx
+    .select({ n: sql<number>`count(*)::int` })
+    .from(taskContacts)
+    .where(and(eq(taskContacts.projectId, projectId), eq(taskContacts.status, 'dialing')));
+  return row?.n ?? 0;
+}
 
 async function onDoNotCallList(tx: Transaction, projectId: string, phones: string[]): Promise<Set<string>> {
   const rows = await tx

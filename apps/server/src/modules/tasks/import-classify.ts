@@ -25,6 +25,7 @@ const textArray = (values: string[]) => sql`string_to_array(${values.join(',')},
  * Sorts the rows under a mapping: invalid (number or a required variable), duplicate (of an
  * earlier row or of a contact the task has), on the project's do-not-call list, or accepted.
  * Refused rows come back in file order, each with its reason and original cells.
+ * `duplicateOf` words a row's duplicate of an earlier one (a file has lines, the open API indexes).
  */
 export async function classify(
   db: Database,
@@ -33,6 +34,7 @@ export async function classify(
   stored: StoredImport,
   mapping: ColumnMapping,
   variables: AssistantVariable[],
+  duplicateOf: (earlier: number) => string = (earlier) => `与第 ${earlier} 行号码重复`,
 ): Promise<Classification> {
   const columns = resolveMapping(stored.headers, mapping, variables);
   const rejects: Reject[] = [];
@@ -71,7 +73,7 @@ export async function classify(
         kind: 'duplicate',
         phone: normalized.phone,
         name,
-        reason: `与第 ${earlier} 行号码重复`,
+        reason: duplicateOf(earlier),
         cells,
       });
       continue;

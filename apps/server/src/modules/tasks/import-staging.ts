@@ -4,7 +4,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { taskImports } from '../../db/schema';
 import { conflict } from '../../lib/errors';
-import { type Classification, classify, countRejects } from './import-classify';
+import { type Accepted, type Classification, classify, countRejects } from './import-classify';
 import { guessMapping } from './import-mapping';
 import type { ContactSheet } from './import-parse';
 import {
@@ -120,6 +120,36 @@ export async function previewImport(
   return previewOf(importId, row.fileName, stored, result);
 }
 
+type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
+
+/**
+ * Adds classified rows to a task, a few thousand per statement. The caller holds the task row's
+ * lock and excluded the task's existing phones (classify), so there is no ON CONFLICT:
+ * speculative insertion would slow a 100,000-row commit noticeably.
+ */
+export async function insertContacts(
+  tx: Database | Transaction,
+  projectId: string,
+  taskId: string,
+  accepted: Accepted[],
+): Promise<void> {
+  const ids = contactIds(accepted.length);
+  for (let i = 0; i < accepted.length; i += INSERT_BATCH) {
+    const batch = accepted.slice(i, i + INSERT_BATCH);
+    await tx.execute(sql`
+      insert into task_contacts (id, task_id, project_id, phone, name, variables, row_number)
+      select substr(r.id, 2), ${taskId}, ${projectId}, substr(r.phone, 2), substr(r.name, 2),
+        substr(r.variables, 2)::jsonb, substr(r.row_number, 2)::int
+      from unnest(
+        ${textColumn(ids.slice(i, i + INSERT_BATCH))},
+        ${textColumn(batch.map((c) => c.phone))},
+        ${textColumn(batch.map((c) => c.name))},
+        ${textColumn(batch.map((c) => JSON.stringify(c.variables)))},
+        ${textColumn(batch.map((c) => String(c.n)))}
+      ) as r(id, phone, name, variables, row_number)`);
+  }
+}
+
 export type ImportResultData = { added: number; invalid: number; duplicates: number; doNotCall: number };
 
 /**
@@ -143,23 +173,7 @@ export async function commitImport(
     const variables = await taskAssistantVariables(tx, task);
     const { accepted, rejects } = await classify(tx, projectId, taskId, stored, mapping, variables);
 
-    // No ON CONFLICT: the task row is locked and existing phones were excluded above, and
-    // speculative insertion would slow a 100,000-row commit noticeably.
-    const ids = contactIds(accepted.length);
-    for (let i = 0; i < accepted.length; i += INSERT_BATCH) {
-      const batch = accepted.slice(i, i + INSERT_BATCH);
-      await tx.execute(sql`
-        insert into task_contacts (id, task_id, project_id, phone, name, variables, row_number)
-        select substr(r.id, 2), ${taskId}, ${projectId}, substr(r.phone, 2), substr(r.name, 2),
-          substr(r.variables, 2)::jsonb, substr(r.row_number, 2)::int
-        from unnest(
-          ${textColumn(ids.slice(i, i + INSERT_BATCH))},
-          ${textColumn(batch.map((c) => c.phone))},
-          ${textColumn(batch.map((c) => c.name))},
-          ${textColumn(batch.map((c) => JSON.stringify(c.variables)))},
-          ${textColumn(batch.map((c) => String(c.n)))}
-        ) as r(id, phone, name, variables, row_number)`);
-    }
+    await insertContacts(tx, projectId, taskId, accepted);
     for (let i = 0; i < rejects.length; i += INSERT_BATCH) {
       const batch = rejects.slice(i, i + INSERT_BATCH);
       await tx.execute(sql`

@@ -53,7 +53,11 @@ const DESCRIPTION = `客户自有系统（CRM、订单系统等）调用的开�
 
 **幂等**：所有 POST 接受 \`Idempotency-Key\` 请求头（1 到 255 个可打印 ASCII 字符，建议用 UUID）。首次应答保存 ${IDEMPOTENCY_KEY_HOURS} 小时，重复请求原样返回该应答并带 \`Idempotent-Replayed: true\`；同一键用于内容不同的请求返回 422，首次请求仍在处理时返回 409；5xx 应答不保存，可用同一键重试。
 
-**请求日志**：每个密钥的请求（时间、方法、路径、状态、耗时）保留 ${API_REQUEST_LOG_DAYS} 天，可在控制台查看。`;
+**请求日志**：每个密钥的请求（时间、方法、路径、状态、耗时）保留 ${API_REQUEST_LOG_DAYS} 天，可在控制台查看。
+
+**事件**：通话与任务的状态变化通过 Webhook 推送（控制台「开发者选项 → Webhooks」），无需轮询。
+
+**短信**：短信管理上线后提供发送短信接口，目前暂未开放。`;
 
 /**
  * The open API's own OpenAPI 3.1 document, cut from the whole generated one (app.swagger(), built
