@@ -168,6 +168,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     email: providers.email,
     log,
     consoleUrl: env.PUBLIC_URL ?? env.PUBLIC_BASE_URL ?? null,
+    vacuum: database.kind === 'pglite',
   });
   let stopOutboxListener: (() => Promise<void>) | undefined;
   const embedderFor = (projectId: string) => embedderForProject(db, secret, projectId);
