@@ -236,7 +236,11 @@ export const webhookEndpointCreateRequest = z.object({
 });
 export type WebhookEndpointCreateRequest = z.infer<typeof webhookEndpointCreateRequest>;
 
-export const webhookEndpointUpdateRequest = webhookEndpointCreateRequest.partial().extend({
+/** Only what is sent changes: no defaults here (a `.partial()` of the create shape would reset the description). */
+export const webhookEndpointUpdateRequest = z.object({
+  url: webhookUrl.optional(),
+  description: optionalText('描述', 200).optional(),
+  events: webhookEndpointCreateRequest.shape.events.optional(),
   /** Re-enabling clears the failure streak; disabling stops deliveries (pending ones wait). */
   enabled: z.boolean({ error: '启用状态须为布尔值' }).optional(),
 });

@@ -9,7 +9,6 @@ import { insertContacts } from '../../engine/dialer/test-support';
 import { seedDemoContent } from '../demo/demo-content';
 import { eventually, type Received, startReceiver } from './webhooks.test-helper';
 
-type TestApp = Awaited<ReturnType<typeof createTestApp>>;
 type Event = { type: WebhookEventType; timestamp: string; data: Record<string, unknown> };
 
 const AVAILABLE = webhookEventType.options.filter((type) => WEBHOOK_EVENT_CATALOGUE[type].available);
@@ -216,4 +215,61 @@ describe('task events', () => {
     expect(got[4]!.data).toMatchObject({ name: '回访任务', counts: { total: 4 } });
     expect(got[4]!.data.finishedAt).toBe(new Date(clock.now()).toISOString());
   });
+});
+
+describe('a task dialled to the end', () => {
+  let s: Awaited<ReturnType<typeof setup>>;
+  let stopClock: () => void;
+  // Monday morning, inside the calling window: the dialer calls at once.
+  const clock = new VirtualClock({ startAt: Date.parse('2026-03-09T10:00:00+08:00') });
+
+  beforeAll(async () => {
+    stopClock = clock.autoAdvance();
+    s = await setup(clock);
+  }, 60_000);
+  afterAll(async () => {
+    stopClock?.();
+    await teardown(s);
+  });
+
+  it('completing is task.state_changed and task.finished, and its calls carry the task and contact', async () => {
+    const created = await s.t.app.inject({
+      method: 'POST',
+      url: `/api/project/${s.projectId}/tasks`,
+      headers: s.headers,
+      payload: {
+        name: '完成任务',
+        assistantId: s.assistantId,
+        startDate: '2026-03-01',
+        endDate: '2026-03-31',
+        windows: [{ days: [1, 2, 3, 4, 5], start: '09:00', end: '20:00' }],
+        concurrency: 2,
+        retryRules: {},
+      },
+    });
+    const taskId = created.json().data.id as string;
+    await insertContacts(s.t.db, s.projectId, taskId, 2);
+    const started = await s.t.app.inject({
+      method: 'POST',
+      url: `/api/project/${s.projectId}/tasks/${taskId}/actions/start`,
+      headers: s.headers,
+    });
+    expect(started.statusCode, started.body).toBe(200);
+    const ofTask = (e: Event) => e.data.id === taskId;
+    await eventually(
+      () => events(s.receiver.received, ofTask).some((e) => e.type === 'task.finished'),
+      60_000,
+    );
+    const got = events(s.receiver.received, ofTask);
+    expect(got.map((e) => [e.type, e.data.previousState, e.data.state])).toEqual([
+      ['task.state_changed', 'draft', 'running'],
+      ['task.state_changed', 'running', 'completed'],
+      ['task.finished', 'running', 'completed'],
+    ]);
+    expect(got[2]!.data).toMatchObject({ progress: 1, counts: { total: 2, finished: 2 } });
+    const ended = events(s.receiver.received, (e) => e.type === 'call.ended' && e.data.taskId === taskId);
+    expect(ended).toHaveLength(2);
+    for (const call of ended)
+      expect(call.data).toMatchObject({ taskName: '完成任务', contactId: expect.any(String) });
+  }, 90_000);
 });

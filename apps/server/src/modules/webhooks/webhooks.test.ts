@@ -99,7 +99,8 @@ describe('webhook endpoints in the console', () => {
     });
     expect(changed.body.data).toMatchObject({ events: ['task.finished'], description: 'ERP' });
     const off = await api(owner, 'PUT', `/${endpoint.id}`, { enabled: false });
-    expect(off.body.data).toMatchObject({ enabled: false, disabledReason: 'manual' });
+    // Only what is sent changes.
+    expect(off.body.data).toMatchObject({ enabled: false, disabledReason: 'manual', description: 'ERP' });
     const on = await api(owner, 'PUT', `/${endpoint.id}`, { enabled: true });
     expect(on.body.data).toMatchObject({ enabled: true, disabledReason: null, failingSince: null });
 
