@@ -150,6 +150,8 @@ export default async function setup(project: TestProject) {
         SIP_PORT: String(sipPort),
         RTP_PORT_MIN: String(rtpPortMin),
         RTP_PORT_MAX: String(rtpPortMin + RTP_PORTS - 1),
+        // The 开发者选项 test's webhook receiver listens on loopback.
+        WEBHOOK_ALLOW_PRIVATE: 'true',
       },
       { command: 'npm-start', timeoutMs: 180_000 },
     );

@@ -194,6 +194,11 @@ export const envSchema = z.object({
    * intranet CRM). Off by default: a flow's author must not reach the operator's network.
    */
   FLOW_HTTP_ALLOW_PRIVATE: z.preprocess(emptyAsUndefined, boolish.default(false)),
+  /**
+   * Webhook endpoints may be on private, loopback and link-local addresses (a receiver on the
+   * operator's own network, or a test's local one). Off by default, like FLOW_HTTP_ALLOW_PRIVATE.
+   */
+  WEBHOOK_ALLOW_PRIVATE: z.preprocess(emptyAsUndefined, boolish.default(false)),
   APP_SECRET: z.preprocess(
     emptyAsUndefined,
     z.string().min(32, { error: 'must be at least 32 characters (e.g. openssl rand -hex 32)' }).optional(),

@@ -84,24 +84,32 @@ const allowlistEntry = z
 
 export const API_KEY_DEFAULT_RATE_LIMIT = 600;
 
+const ipAllowlist = z.array(allowlistEntry).max(50, { error: 'IP 白名单最多 50 项' });
+/** Requests per minute for this key (429 beyond). */
+const rateLimitPerMinute = z.coerce
+  .number({ error: '每分钟请求上限须为数字' })
+  .int({ error: '每分钟请求上限须为整数' })
+  .min(1, { error: '每分钟请求上限至少为 1' })
+  .max(60_000, { error: '每分钟请求上限不能超过 60000' });
+
 export const apiKeyCreateRequest = z.object({
   name: requiredText('密钥名称', 50),
   scopes: apiKeyScopes,
   /** Null: never expires. */
   expiresAt: z.iso.datetime({ error: '过期时间须为 ISO 8601 时间' }).nullable().default(null),
-  ipAllowlist: z.array(allowlistEntry).max(50, { error: 'IP 白名单最多 50 项' }).default([]),
-  /** Requests per minute for this key (429 beyond). */
-  rateLimitPerMinute: z.coerce
-    .number({ error: '每分钟请求上限须为数字' })
-    .int({ error: '每分钟请求上限须为整数' })
-    .min(1, { error: '每分钟请求上限至少为 1' })
-    .max(60_000, { error: '每分钟请求上限不能超过 60000' })
-    .default(API_KEY_DEFAULT_RATE_LIMIT),
+  ipAllowlist: ipAllowlist.default([]),
+  rateLimitPerMinute: rateLimitPerMinute.default(API_KEY_DEFAULT_RATE_LIMIT),
 });
 export type ApiKeyCreateRequest = z.infer<typeof apiKeyCreateRequest>;
 
 /** Name, scopes, allowlist and limit change in place; the secret never does (roll it instead). */
-export const apiKeyUpdateRequest = apiKeyCreateRequest.omit({ expiresAt: true }).partial();
+// No defaults here: a rename must not reset the allowlist or the limit.
+export const apiKeyUpdateRequest = z.object({
+  name: requiredText('密钥名称', 50).optional(),
+  scopes: apiKeyScopes.optional(),
+  ipAllowlist: ipAllowlist.optional(),
+  rateLimitPerMinute: rateLimitPerMinute.optional(),
+});
 export type ApiKeyUpdateRequest = z.infer<typeof apiKeyUpdateRequest>;
 
 export const apiKeyStatus = z.enum(['active', 'rolling', 'expired', 'revoked']);
@@ -247,7 +255,11 @@ export const webhookEndpointCreateRequest = z.object({
 });
 export type WebhookEndpointCreateRequest = z.infer<typeof webhookEndpointCreateRequest>;
 
-export const webhookEndpointUpdateRequest = webhookEndpointCreateRequest.partial().extend({
+/** Only what is sent changes: no defaults here (a `.partial()` of the create shape would reset the description). */
+export const webhookEndpointUpdateRequest = z.object({
+  url: webhookUrl.optional(),
+  description: optionalText('描述', 200).optional(),
+  events: webhookEndpointCreateRequest.shape.events.optional(),
   /** Re-enabling clears the failure streak; disabling stops deliveries (pending ones wait). */
   enabled: z.boolean({ error: '启用状态须为布尔值' }).optional(),
 });

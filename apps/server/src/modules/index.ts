@@ -26,6 +26,7 @@ import { tasksRoutes } from './tasks/tasks.routes';
 import { trunksRoutes } from './trunks/trunks.routes';
 import { usersRoutes } from './users/users.routes';
 import { voiceClonesRoutes } from './voice-clones/voice-clones.routes';
+import { webhooksRoutes } from './webhooks/webhooks.routes';
 
 /** Every HTTP module, registered by app.ts from this one list. */
 export const modules: FastifyPluginAsync<ModuleOptions>[] = [
@@ -55,4 +56,5 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   apiKeysRoutes,
   opendockPlatformRoutes,
   opendockRoutes,
+  webhooksRoutes,
 ];

@@ -49,6 +49,10 @@ import { createDialerStore } from '../modules/tasks/dialer-store';
 import { TaskEventHub } from '../modules/tasks/task-events';
 import { getTaskSummary } from '../modules/tasks/tasks.service';
 import { trunkDirectory } from '../modules/trunks/trunk-directory';
+import { CallWebhooks } from '../modules/webhooks/event-sources';
+import { WebhookDispatcher } from '../modules/webhooks/webhook-dispatcher';
+import { WEBHOOK_OUTBOX_CHANNEL, WebhookOutbox } from '../modules/webhooks/webhook-outbox';
+import { createWebhookSender } from '../modules/webhooks/webhook-sender';
 import type { Providers } from '../providers';
 import { createCallPorts } from './call-ports';
 import { type ApiCallPayload, type CallRequest, CallRequestQueue } from './call-requests';
@@ -141,13 +145,32 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
   const clock = given ?? systemClock;
   const onError = (err: unknown) => log.warn({ err }, 'runtime step failed');
 
+  const secret = loadAppSecret(env);
+  // Every writer of this database (calls, tasks, do-not-call) enqueues through this outbox.
+  const outbox = WebhookOutbox.attach(db, clock);
+  outbox.onError = (err, type) => log.warn({ err, type }, 'webhook event not enqueued');
+  const publicUrl = env.PUBLIC_BASE_URL ?? env.PUBLIC_URL ?? `http://localhost:${env.PORT}`;
   const hub = new CallEventHub();
   const repository = new CallRepository(db, hub, {
     owner: processId,
     singleProcess: database.kind === 'pglite',
+    webhooks: new CallWebhooks(outbox, { secret, publicUrl }),
   });
   const recordings: RecordingStore = new LocalRecordingStore(path.join(env.dataDir, 'recordings'));
-  const secret = loadAppSecret(env);
+  const webhookSender = createWebhookSender({ allowPrivate: env.WEBHOOK_ALLOW_PRIVATE });
+  /** Delivers the outbox where the engine runs; any process replays one delivery on request. */
+  const webhookDispatcher = new WebhookDispatcher({
+    db,
+    outbox,
+    secret,
+    owner: processId,
+    sender: webhookSender,
+    email: providers.email,
+    log,
+    consoleUrl: env.PUBLIC_URL ?? env.PUBLIC_BASE_URL ?? null,
+    vacuum: database.kind === 'pglite',
+  });
+  let stopOutboxListener: (() => Promise<void>) | undefined;
   const embedderFor = (projectId: string) => embedderForProject(db, secret, projectId);
   const ports: CallPorts = createCallPorts({
     db,
@@ -670,6 +693,8 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     speech,
     /** Assistants' voices (offline, profile presets, clones), ready to speak. */
     voices,
+    /** The webhook outbox of this process and its dispatcher (started where the engine runs). */
+    webhooks: { outbox, dispatcher: webhookDispatcher },
     /** Trunk status and 测试呼叫 (runtime/trunk-control.ts): the SIP runtime's once it runs here. */
     get trunks(): TrunkControl {
       return trunkControl();
@@ -835,6 +860,12 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
         embedderFor: (database, projectId) => embedderForProject(database, secret, projectId),
       });
       void recordingWorker.kick();
+      if (database.kind === 'postgres') {
+        // Events enqueued by processes without a dispatcher (ROLE=api) arrive as NOTIFY.
+        stopOutboxListener = await database.listen(WEBHOOK_OUTBOX_CHANNEL, () => webhookDispatcher.wake());
+      }
+      webhookDispatcher.start();
+      webhookDispatcher.sweep().catch(onError);
       if (env.TELEPHONY === 'sip') await startSip();
       await requests.serve(database, runRequest);
       dialer?.start();
@@ -860,6 +891,11 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
       await knowledgeWorker?.stop();
       await sip?.stop();
       await recordingWorker.stop();
+      // Last: the calls winding down above still enqueue their events; what is in flight is
+      // delivered and recorded, what is not stays pending for the next process.
+      await stopOutboxListener?.().catch(onError);
+      await webhookDispatcher.stop();
+      await webhookSender.close().catch(onError);
       await carrier.close();
       await voices.close();
       await espeak?.close();

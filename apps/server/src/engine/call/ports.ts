@@ -64,8 +64,8 @@ export interface KnowledgeSource {
 }
 
 export interface DoNotCallList {
-  /** The callee (or caller) asked not to be called again. */
-  optOut(projectId: string, phone: string, reason: string): Promise<void>;
+  /** The callee (or caller) asked not to be called again, during call `callId`. */
+  optOut(projectId: string, phone: string, reason: string, callId?: string): Promise<void>;
 }
 
 export interface NewCallRecord {
@@ -116,6 +116,8 @@ export interface CallRecorder {
    * (across every process). Refused calls are recorded as ended with `callin_limit`.
    */
   createInbound(call: NewCallRecord, limit: number): Promise<'admitted' | 'over_limit'>;
+  /** The carrier reports the callee's phone ringing (outbound calls; not every carrier can). */
+  ringing?(projectId: string, callId: string, at: Date): Promise<void>;
   answered(projectId: string, callId: string, at: Date): Promise<void>;
   turn(projectId: string, callId: string, turn: CallTurn): Promise<void>;
   /** A flow call went through a node: appended to the call's path, in order. */

@@ -122,6 +122,7 @@ export async function placeCall(
     shutdown: call.shutdown,
     connect: async () => {
       const media = deps.legMedia ? await io(deps.legMedia(call.projectId, assistant.config)) : undefined;
+      let ringing: Promise<void> = Promise.resolve();
       const result = await carrier.originate({
         callId,
         projectId: call.projectId,
@@ -131,7 +132,13 @@ export async function placeCall(
         persona: call.persona,
         questions: call.questions,
         signal: call.signal,
+        onRinging: () => {
+          const recorded = ports.recorder.ringing?.(call.projectId, callId, new Date(clock.now()));
+          if (recorded) ringing = io(recorded).catch((err) => deps.onError?.(err, 'ringing'));
+        },
       });
+      // Recorded before the answer or the end, so their events follow it.
+      await ringing;
       return result.answered ? { leg: result.leg } : { outcome: result.outcome };
     },
   });
@@ -260,7 +267,7 @@ export async function talk(
       brain: createBrain({ config, provider }),
       retrieve: async (query) =>
         config.knowledge.baseIds.length === 0 ? [] : io(ports.knowledge.retrieve(projectId, config, query)),
-      optOut: (phone, reason) => io(ports.doNotCall.optOut(projectId, phone, reason)),
+      optOut: (phone, reason) => io(ports.doNotCall.optOut(projectId, phone, reason, call.callId)),
     },
     { onTurn },
   );

@@ -301,7 +301,7 @@ export class Dialer {
           pendingWakeAt = Math.min(pendingWakeAt, startsAt);
           continue;
         }
-        await this.store.startTask(task.id);
+        await this.store.startTask(task.id, new Date(now));
         this.options.onTaskChanged?.(task.projectId, task.id);
       }
       if (pastEndDate(task.settings, now)) {

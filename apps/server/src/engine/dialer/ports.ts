@@ -128,7 +128,7 @@ export interface DialerStore {
   /** 待开始 and 进行中 tasks that are not deleted, earliest started first. */
   openTasks(): Promise<OpenTask[]>;
   /** 待开始 → 进行中, unless the task has moved on meanwhile. */
-  startTask(taskId: string): Promise<void>;
+  startTask(taskId: string, at: Date): Promise<void>;
   /** 进行中 → 已完成; false when the task was no longer running. */
   completeTask(taskId: string, at: Date): Promise<boolean>;
   /** The project's concurrent outbound calls; null for an unmetered project (no balance limits). */

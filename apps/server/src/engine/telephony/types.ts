@@ -36,6 +36,11 @@ export interface OriginateRequest {
   /** Give up ringing after this long (no_answer). */
   ringTimeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * The carrier reports the callee's phone ringing (SIP 180/183; the simulator when its callee's
+   * phone rings). Called at most once; a carrier that cannot tell never calls it.
+   */
+  onRinging?: () => void;
 }
 
 export type OriginateResult =

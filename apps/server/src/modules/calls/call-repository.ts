@@ -4,6 +4,7 @@ import type { Database } from '../../db/client';
 import { calls, callTurns } from '../../db/schema';
 import type { CallAnalysisRecord, CallEnd, CallRecorder, NewCallRecord } from '../../engine/call/ports';
 import { badRequest } from '../../lib/errors';
+import type { CallWebhooks } from '../webhooks/event-sources';
 import type { CallEventHub } from './call-events';
 import { type CallRow, findCall, getCallDetail, toSummary } from './calls.service';
 
@@ -18,6 +19,11 @@ export interface CallRepositoryOptions {
    * process that is gone, whatever its lease says.
    */
   singleProcess: boolean;
+  /**
+   * The call events of webhooks (modules/webhooks/event-sources.ts), enqueued after each write
+   * and awaited, so an event is in the outbox before the call moves on. None: no events.
+   */
+  webhooks?: CallWebhooks;
 }
 
 /**
@@ -46,6 +52,11 @@ export class CallRepository implements CallRecorder {
       .values({ ...call, variables: call.variables ?? {}, status: 'ringing', ...this.lease() })
       .returning();
     this.publishRows(call.projectId, 'started', rows);
+    for (const row of rows) await this.webhooks?.started(row);
+  }
+
+  private get webhooks() {
+    return this.options.webhooks;
   }
 
   async createInbound(call: NewCallRecord, limit: number): Promise<'admitted' | 'over_limit'> {
@@ -82,12 +93,26 @@ export class CallRepository implements CallRecorder {
       return { rows: inserted, admitted: ok };
     });
     this.publishRows(call.projectId, admitted ? 'started' : 'ended', rows);
+    // A call refused at the limit never started; receivers still learn that it came and ended.
+    for (const row of rows) await (admitted ? this.webhooks?.started(row) : this.webhooks?.ended(row));
     return admitted ? 'admitted' : 'over_limit';
   }
 
+  /** No write: the call is 'ringing' from its creation; only receivers of call.ringing hear of it. */
+  async ringing(_projectId: string, callId: string, at: Date): Promise<void> {
+    if (!this.webhooks) return;
+    const [row] = await this.db.select().from(calls).where(eq(calls.id, callId)).limit(1);
+    if (row) await this.webhooks.ringing(row, at);
+  }
+
   async answered(projectId: string, callId: string, at: Date): Promise<void> {
-    await this.db.update(calls).set({ status: 'in_progress', answeredAt: at }).where(eq(calls.id, callId));
+    const rows = await this.db
+      .update(calls)
+      .set({ status: 'in_progress', answeredAt: at })
+      .where(eq(calls.id, callId))
+      .returning();
     this.hub.publish(projectId, { type: 'answered', callId, answeredAt: at.toISOString() });
+    for (const row of rows) await this.webhooks?.answered(row);
   }
 
   async turn(projectId: string, callId: string, turn: CallTurn): Promise<void> {
@@ -123,6 +148,7 @@ export class CallRepository implements CallRecorder {
       .where(eq(calls.id, callId))
       .returning();
     this.publishRows(projectId, 'ended', rows);
+    for (const row of rows) await this.webhooks?.ended(row);
   }
 
   async analysis(projectId: string, callId: string, analysis: CallAnalysisRecord): Promise<void> {
@@ -140,6 +166,7 @@ export class CallRepository implements CallRecorder {
       .where(eq(calls.id, callId))
       .returning();
     this.publishRows(projectId, 'updated', rows);
+    for (const row of rows) await this.webhooks?.analyzed(row);
   }
 
   async recordingPending(_projectId: string, callId: string, source: 'mix' | 'line'): Promise<void> {
@@ -158,7 +185,7 @@ export class CallRepository implements CallRecorder {
   ): Promise<CallDetail> {
     const row = await findCall(this.db, projectId, callId);
     if (!row.answeredAt && grade) throw badRequest('字段 grade：未接通的通话没有意向等级');
-    await this.db
+    const updated = await this.db
       .update(calls)
       .set({
         humanGrade: grade,
@@ -166,7 +193,10 @@ export class CallRepository implements CallRecorder {
         humanGradedBy: grade ? userId : null,
         humanGradedAt: grade ? new Date() : null,
       })
-      .where(and(eq(calls.projectId, projectId), eq(calls.id, callId)));
+      .where(and(eq(calls.projectId, projectId), eq(calls.id, callId)))
+      .returning();
+    // A grade that changed what counts is analysis receivers act on (CRM follow-ups by grade).
+    if (grade !== row.humanGrade) for (const changed of updated) await this.webhooks?.analyzed(changed);
     return this.publishDetail(projectId, callId);
   }
 
@@ -221,6 +251,7 @@ export class CallRepository implements CallRecorder {
       )
       .returning();
     for (const row of rows) this.publishRows(row.projectId, 'ended', [row]);
+    for (const row of rows) await this.webhooks?.ended(row);
     return rows.map((r) => r.id);
   }
 
@@ -287,6 +318,7 @@ export class CallRepository implements CallRecorder {
       return claimed;
     });
     this.publishRows(projectId, 'updated', rows);
+    for (const row of rows) await this.webhooks?.recordingReady(row);
     return rows.length > 0;
   }
 

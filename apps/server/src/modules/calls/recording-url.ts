@@ -14,8 +14,14 @@ export function signRecording(secret: AppSecret, projectId: string, callId: stri
     .digest('base64url');
 }
 
-export function recordingUrl(secret: AppSecret, projectId: string, callId: string, now = Date.now()) {
-  const expires = now + RECORDING_URL_TTL_MS;
+export function recordingUrl(
+  secret: AppSecret,
+  projectId: string,
+  callId: string,
+  now = Date.now(),
+  ttlMs = RECORDING_URL_TTL_MS,
+) {
+  const expires = now + ttlMs;
   const signature = signRecording(secret, projectId, callId, expires);
   return {
     url: `/api/recordings/${encodeURIComponent(projectId)}/${encodeURIComponent(callId)}.wav?expires=${expires}&signature=${signature}`,

@@ -9,14 +9,9 @@ import type { Database } from '../../db/client';
 import { doNotCall } from '../../db/schema';
 import type { DoNotCallList } from '../../engine/call/ports';
 import { notFound } from '../../lib/errors';
+import { type OptOutOrigin, publishOptOut } from '../webhooks/event-sources';
 
 export type DoNotCallSource = DoNotCallEntry['source'];
-/**
- * Who put a number on the list, for the `contact.opted_out` webhook: a call's opt-out, the
- * console, or the open API. Not stored (the table's `source` says how, not through what).
- */
-export type DoNotCallChannel = 'call' | 'console' | 'api';
-
 /**
  * The engine may hand us a number in any shape the carrier used; when it is not a mainland
  * number we still keep its digits, because refusing to record an opt-out would be worse.
@@ -30,24 +25,46 @@ const toEntry = (row: typeof doNotCall.$inferSelect): DoNotCallEntry => ({
   createdAt: row.createdAt.toISOString(),
 });
 
-/** Puts a number on the project's list; a number already there keeps its first reason and source. */
+/** How the list's sources read in a `contact.opted_out` event when the caller names none. */
+const ORIGIN_OF: Record<DoNotCallSource, OptOutOrigin['source']> = {
+  opt_out: 'call',
+  manual: 'console',
+  import: 'console',
+};
+
+/**
+ * Puts a number on the project's list; a number already there keeps its first reason and source.
+ * A number newly on it is a `contact.opted_out` webhook event: `origin` says where it came from
+ * (the open API passes `{ source: 'api' }`; a call's opt-out its call id).
+ */
 export async function addToDoNotCall(
   db: Database,
   projectId: string,
   phone: string,
   source: DoNotCallSource,
   reason: string,
-  _channel: DoNotCallChannel = source === 'opt_out' ? 'call' : 'console',
+  origin?: OptOutOrigin,
 ): Promise<DoNotCallEntry> {
   const stored = storedForm(phone);
-  await db
+  const added = await db
     .insert(doNotCall)
     .values({ projectId, phone: stored, source, reason: reason.slice(0, 200) })
-    .onConflictDoNothing();
-  const [row] = await db
-    .select()
-    .from(doNotCall)
-    .where(and(eq(doNotCall.projectId, projectId), eq(doNotCall.phone, stored)));
+    .onConflictDoNothing()
+    .returning();
+  const [row] = added.length
+    ? added
+    : await db
+        .select()
+        .from(doNotCall)
+        .where(and(eq(doNotCall.projectId, projectId), eq(doNotCall.phone, stored)));
+  if (added[0]) {
+    await publishOptOut(
+      db,
+      projectId,
+      { phone: stored, at: added[0].createdAt },
+      origin ?? { source: ORIGIN_OF[source] },
+    );
+  }
   return toEntry(row!);
 }
 
@@ -92,7 +109,7 @@ export async function removeFromDoNotCall(db: Database, projectId: string, phone
 
 /** The engine's view of the do-not-call list (see engine/call/ports.ts): opt-outs heard in calls. */
 export const doNotCallList = (db: Database): DoNotCallList => ({
-  optOut: async (projectId, phone, reason) => {
-    await addToDoNotCall(db, projectId, phone, 'opt_out', reason);
+  optOut: async (projectId, phone, reason, callId) => {
+    await addToDoNotCall(db, projectId, phone, 'opt_out', reason, { source: 'call', callId: callId ?? null });
   },
 });

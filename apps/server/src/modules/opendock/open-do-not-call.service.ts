@@ -41,7 +41,7 @@ export async function addManyToDoNotCall(
       existing.push(phone);
       continue;
     }
-    await addToDoNotCall(db, projectId, phone, 'manual', reason, 'api');
+    await addToDoNotCall(db, projectId, phone, 'manual', reason, { source: 'api' });
     added.push(phone);
   }
   return { added, existing, rejected };

@@ -10,6 +10,7 @@ import type {
   DialerStore,
   LostContact,
 } from '../../engine/dialer/ports';
+import { publishTaskStateChange } from '../webhooks/event-sources';
 
 /**
  * Closes calls a lost process left live: the dialer's only write to `calls`, made by the table's
@@ -73,11 +74,15 @@ export function createDialerStore(db: Database, options: DialerStoreOptions): Di
       }));
     },
 
-    async startTask(taskId) {
-      await db
+    async startTask(taskId, at) {
+      const moved = await db
         .update(callTasks)
         .set({ state: 'running' })
-        .where(and(eq(callTasks.id, taskId), eq(callTasks.state, 'pending')));
+        .where(and(eq(callTasks.id, taskId), eq(callTasks.state, 'pending')))
+        .returning({ projectId: callTasks.projectId });
+      // Its start date came: the task moves on by itself, and receivers hear it as they would a click.
+      for (const { projectId } of moved)
+        await publishTaskStateChange(db, projectId, taskId, { from: 'pending', to: 'running' }, at);
     },
 
     async completeTask(taskId, at) {
@@ -85,7 +90,9 @@ export function createDialerStore(db: Database, options: DialerStoreOptions): Di
         .update(callTasks)
         .set({ state: 'completed', finishedAt: at })
         .where(and(eq(callTasks.id, taskId), eq(callTasks.state, 'running')))
-        .returning({ id: callTasks.id });
+        .returning({ projectId: callTasks.projectId });
+      for (const { projectId } of moved)
+        await publishTaskStateChange(db, projectId, taskId, { from: 'running', to: 'completed' }, at);
       return moved.length > 0;
     },
 

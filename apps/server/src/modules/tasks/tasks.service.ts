@@ -40,6 +40,7 @@ import { maxAttemptsOf } from '../../engine/dialer/dialer';
 import { badRequest, conflict, notFound } from '../../lib/errors';
 import { getPublishedVersion } from '../assistants/assistants.service';
 import { getLimits } from '../projects/projects.service';
+import { publishTaskStateChange } from '../webhooks/event-sources';
 
 /** Average call length the estimates assume (seconds) until a task has calls of its own. */
 export const AVERAGE_CALL_SECONDS = 60;
@@ -560,6 +561,7 @@ export async function actOnTask(
     .where(and(eq(callTasks.id, taskId), inArray(callTasks.state, from)))
     .returning({ id: callTasks.id });
   if (!moved.length) throw conflict('任务状态已变化，请刷新后重试');
+  await publishTaskStateChange(db, projectId, taskId, { from: row.state, to: set.state as TaskState }, at);
   return getTaskDetail(db, projectId, taskId, now);
 }
 

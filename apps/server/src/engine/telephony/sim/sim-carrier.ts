@@ -61,6 +61,8 @@ export interface SimCarrierOptions {
   transferFails?: (number: string) => SimTransferFailure;
 }
 
+const NOT_RINGING: readonly Ring['outcome'][] = ['busy', 'powered_off', 'vacant'];
+
 interface Ring {
   outcome: UnansweredOutcome | 'answered' | 'voicemail';
   ringMs: number;
@@ -399,6 +401,8 @@ export function createSimCarrier(options: SimCarrierOptions): SimCarrier {
       const timeoutMs = request.ringTimeoutMs ?? options.ringTimeoutMs ?? DEFAULT_RING_TIMEOUT_MS;
       const ring = ringFor(persona, rng, timeoutMs);
       const ringMs = Math.min(ring.ringMs, timeoutMs);
+      // Busy, switched off and vacant numbers are refused by the network: no phone rings.
+      if (!NOT_RINGING.includes(ring.outcome)) request.onRinging?.();
       try {
         await clock.sleep(ringMs, request.signal);
       } catch {

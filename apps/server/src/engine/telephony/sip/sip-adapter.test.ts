@@ -107,7 +107,11 @@ describe('SIP adapter against SIPp', () => {
     const port = await freeUdpPort();
     const run = runSipp({ scenario: 'uas', dir, port, mediaPort: await freeMediaPort() });
     await untilSippListens(port, run);
+    let rang = 0;
     const result = await adapter.originate({
+      onRinging: () => {
+        rang += 1;
+      },
       callId: 'out-1',
       from: '02160881000',
       to: '13800000000',
@@ -122,6 +126,8 @@ describe('SIP adapter against SIPp', () => {
       media: legMedia,
     });
     if (!result.answered) throw new Error(`not answered: ${result.outcome} ${result.detail}`);
+    // SIPp's uas sends 180 Ringing before its 200: reported once (a call.ringing webhook).
+    expect(rang).toBe(1);
     const played = await result.leg.say('您好', { interruptible: false });
     expect(played.playedMs).toBeGreaterThanOrEqual(560);
     await result.leg.hangup();
@@ -133,7 +139,11 @@ describe('SIP adapter against SIPp', () => {
     const port = await freeUdpPort();
     const run = runSipp({ scenario: BUSY_SCENARIO, dir, port });
     await untilSippListens(port, run);
+    let rang = false;
     const result = await adapter.originate({
+      onRinging: () => {
+        rang = true;
+      },
       callId: 'out-busy',
       from: '02160881000',
       to: '13800000001',
@@ -147,6 +157,8 @@ describe('SIP adapter against SIPp', () => {
       },
     });
     expect(result).toMatchObject({ answered: false, outcome: 'busy' });
+    // Refused at once with 486, no 180: the phone never rang.
+    expect(rang).toBe(false);
     if (!result.answered) expect(result.detail).toContain('486');
     expect((await run).code).toBe(0);
   });

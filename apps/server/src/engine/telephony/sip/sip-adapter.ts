@@ -656,6 +656,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
       if (!route) {
         return { answered: false, outcome: 'failed', ringMs: 0, detail: '号码未关联 SIP 中继' };
       }
+      let rang = false;
       const dialled = await dial({
         callId: request.callId,
         route,
@@ -663,7 +664,14 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
         record: request.record,
         ringTimeoutMs: request.ringTimeoutMs,
         signal: request.signal,
-        onProvisional: request.onProvisional,
+        onProvisional: (status, reason) => {
+          // 180 Ringing, or 183 Session Progress (ringback as early media): the phone rings.
+          if ((status === 180 || status === 183) && !rang) {
+            rang = true;
+            request.onRinging?.();
+          }
+          request.onProvisional?.(status, reason);
+        },
         onFinalResponse: request.onFinalResponse,
       });
       if (!dialled.answered) {
