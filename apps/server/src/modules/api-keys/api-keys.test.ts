@@ -183,6 +183,24 @@ describe('API keys (console)', () => {
     expect(bad.statusCode).toBe(400);
   });
 
+  it('a rename keeps the allowlist and the limit it does not name', async () => {
+    const { app, a, ownerA } = await setup();
+    const { key } = await createKey(app, a.projectId, ownerA, { ipAllowlist: ['203.0.113.0/24'] });
+    const res = await app.inject({
+      method: 'PUT',
+      url: `${keysUrl(a.projectId)}/${key.id}`,
+      headers: ownerA,
+      payload: { name: '改个名字' },
+    });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().data).toMatchObject({
+      name: '改个名字',
+      ipAllowlist: ['203.0.113.0/24'],
+      rateLimitPerMinute: 120,
+      scopes: { calls: 'write', records: 'read' },
+    });
+  });
+
   it('rolls a key: both work during the grace period, then only the new one', async () => {
     vi.useFakeTimers({ toFake: ['Date'] });
     const { app, a, ownerA } = await setup();
