@@ -15,6 +15,7 @@ import { knowledgeBenchmark } from './src/knowledge';
 import { emergencyCleanup } from './src/lib/proc';
 import type { BudgetResult } from './src/lib/report';
 import { ensureBuilt } from './src/lib/server';
+import { opendockBenchmark } from './src/opendock';
 import { sipBenchmark } from './src/sip';
 import { speechBenchmark } from './src/speech';
 import { startupBenchmark } from './src/startup';
@@ -49,6 +50,12 @@ const benchmarks: Benchmark[] = [
     name: 'calls',
     about: 'call list p95 over 1,000,000 calls on PostgreSQL, and export memory while streaming',
     run: callsBenchmark,
+  },
+  {
+    name: 'opendock',
+    about:
+      'GET /opendock/v1/calls req/s with an API key on PostgreSQL, against bare node:http running the same query',
+    run: opendockBenchmark,
   },
   {
     name: 'dialer',

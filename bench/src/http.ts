@@ -13,7 +13,7 @@ const MIN_AUTH_RATIO = 0.3;
 
 // Same envelope shape and roughly the same size as the real API's answers, so the baseline
 // differs from the real server by the framework and database work, not by the payload.
-const BARE_SERVER = `
+export const BARE_SERVER = `
 const http = require('node:http');
 const body = JSON.stringify({ success: true, status: 200, data: { status: 'ok' }, message: 'ok', msg: 'ok', error: null });
 http
