@@ -51,12 +51,15 @@ export async function checkApiCall(
 
   // The variables the version defines; others are ignored, as a contact file's extra columns are.
   const variables: Record<string, string> = {};
+  const missing: string[] = [];
   for (const variable of published.config.variables) {
     const value = request.variables[variable.name] ?? '';
-    if (variable.required && value === '') {
-      throw invalid(`字段 variables.${variable.name}：缺少必填变量“${variable.name}”`);
-    }
+    if (variable.required && value === '') missing.push(variable.name);
     if (value !== '') variables[variable.name] = value;
+  }
+  // Every missing one at once: a developer should not find them one request at a time.
+  if (missing.length > 0) {
+    throw invalid(missing.map((name) => `字段 variables.${name}：缺少必填变量“${name}”`).join('；'));
   }
 
   let callerNumber = SIM_CALLER_NUMBER;
