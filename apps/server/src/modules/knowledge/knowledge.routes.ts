@@ -24,6 +24,7 @@ import {
   projectIdParams,
 } from '@callpilot/contracts';
 import fastifyMultipart from '@fastify/multipart';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Database } from '../../db/client';
@@ -32,6 +33,7 @@ import { receiveFiles } from '../../lib/multipart';
 import { ok, sendDownload } from '../../lib/reply';
 import { loadAppSecret } from '../../lib/secret-box';
 import { requireProject } from '../../plugins/project-access';
+import type { Runtime } from '../../runtime/runtime';
 import type { ModuleOptions } from '../module-options';
 import { embedderForProject } from './embedder';
 import {
@@ -162,20 +164,9 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app,
       },
     },
     async (req) => {
-      const projectId = requireProject(req).id;
-      // Fail before reading any file when the base is not this project's.
-      await getKnowledgeBase(db, projectId, req.params.knowledgeBaseId);
-      if (!req.isMultipart()) {
-        throw new AppError(400, 'VALIDATION_FAILED', '请以 multipart/form-data 方式上传文件');
-      }
-      const files: UploadedFile[] = await receiveFiles(req, {
-        field: 'files',
-        tooManyFiles: () => tooManyFiles(KNOWLEDGE_MAX_FILES_PER_UPLOAD),
-      });
-      if (files.length === 0) throw new AppError(400, 'VALIDATION_FAILED', '字段 files：请选择要上传的文件');
-      const result = await uploadDocuments(db, projectId, req.params.knowledgeBaseId, files);
-      if (result.accepted.length > 0) runtime.wakeKnowledge();
-      return ok(result);
+      return ok(
+        await receiveKnowledgeUpload(db, runtime, req, requireProject(req).id, req.params.knowledgeBaseId),
+      );
     },
   );
 
@@ -308,3 +299,28 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app,
     },
   );
 };
+
+/**
+ * 上传文档 for the console and the open API alike: the base is checked before any file is read,
+ * then the files are stored and queued, and the indexing worker woken.
+ */
+export async function receiveKnowledgeUpload(
+  db: Database,
+  runtime: Runtime,
+  req: FastifyRequest,
+  projectId: string,
+  knowledgeBaseId: string,
+) {
+  await getKnowledgeBase(db, projectId, knowledgeBaseId);
+  if (!req.isMultipart()) {
+    throw new AppError(400, 'VALIDATION_FAILED', '请以 multipart/form-data 方式上传文件');
+  }
+  const files: UploadedFile[] = await receiveFiles(req, {
+    field: 'files',
+    tooManyFiles: () => tooManyFiles(KNOWLEDGE_MAX_FILES_PER_UPLOAD),
+  });
+  if (files.length === 0) throw new AppError(400, 'VALIDATION_FAILED', '字段 files：请选择要上传的文件');
+  const result = await uploadDocuments(db, projectId, knowledgeBaseId, files);
+  if (result.accepted.length > 0) runtime.wakeKnowledge();
+  return result;
+}

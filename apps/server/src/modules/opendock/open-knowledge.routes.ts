@@ -15,20 +15,12 @@ import {
 } from '@callpilot/contracts';
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { AppError } from '../../lib/errors';
-import { receiveFiles } from '../../lib/multipart';
 import { ok } from '../../lib/reply';
 import { loadAppSecret } from '../../lib/secret-box';
 import { OPENDOCK_PREFIX, requireApiKey } from '../../plugins/api-key-auth';
 import { embedderForProject } from '../knowledge/embedder';
-import {
-  getDocument,
-  getKnowledgeBase,
-  hitTest,
-  listKnowledgeBases,
-  tooManyFiles,
-  uploadDocuments,
-} from '../knowledge/knowledge.service';
+import { receiveKnowledgeUpload } from '../knowledge/knowledge.routes';
+import { getDocument, hitTest, listKnowledgeBases } from '../knowledge/knowledge.service';
 import type { ModuleOptions } from '../module-options';
 import { openFailures, openSecurity, scope } from './opendock-schema';
 
@@ -85,19 +77,7 @@ export const openKnowledgeRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (
     },
     async (req) => {
       const projectId = requireApiKey(req).projectId;
-      // Fail before reading any file when the base is not this project's.
-      await getKnowledgeBase(db, projectId, req.params.knowledgeBaseId);
-      if (!req.isMultipart()) {
-        throw new AppError(400, 'VALIDATION_FAILED', '请以 multipart/form-data 方式上传文件');
-      }
-      const files = await receiveFiles(req, {
-        field: 'files',
-        tooManyFiles: () => tooManyFiles(KNOWLEDGE_MAX_FILES_PER_UPLOAD),
-      });
-      if (files.length === 0) throw new AppError(400, 'VALIDATION_FAILED', '字段 files：请选择要上传的文件');
-      const result = await uploadDocuments(db, projectId, req.params.knowledgeBaseId, files);
-      if (result.accepted.length > 0) runtime.wakeKnowledge();
-      return ok(result);
+      return ok(await receiveKnowledgeUpload(db, runtime, req, projectId, req.params.knowledgeBaseId));
     },
   );
 
