@@ -175,6 +175,23 @@ describe('createFlowHttpClient', () => {
     });
   });
 
+  it('refuses a name that resolves public for the check and private for the connection (DNS rebinding)', async () => {
+    let lookups = 0;
+    const port = new URL(base).port;
+    const client = createFlowHttpClient({
+      // First answer public (the check), then this test server's loopback address (the connect).
+      resolve: async () => (lookups++ === 0 ? ['93.184.216.34'] : ['127.0.0.1']),
+    });
+    seen.length = 0;
+    expect(await client(request(`http://rebind.example:${port}/json`))).toMatchObject({
+      ok: false,
+      refused: true,
+      error: PRIVATE_ADDRESS_REFUSED,
+    });
+    expect(lookups).toBe(2);
+    expect(seen).toHaveLength(0);
+  });
+
   it('allow() lets chosen URLs through, and a redirect from one to a private address is refused', async () => {
     const client = createFlowHttpClient({
       allow: (url) => url.pathname === '/to-private' || url.pathname === '/text',

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { hostVerdict, type ResolveHost } from '../../lib/outbound-http';
+import { fetch as guardedFetch } from 'undici';
+import { guardedAgent, hostVerdict, PrivateAddressError, type ResolveHost } from '../../lib/outbound-http';
 import type { FlowHttpRequest, FlowHttpResult } from './types';
 
 /**
@@ -9,10 +10,10 @@ import type { FlowHttpRequest, FlowHttpResult } from './types';
  * addresses is private, loopback, link-local (cloud metadata at 169.254.169.254), ULA or CGNAT,
  * unless the operator allows it (FLOW_HTTP_ALLOW_PRIVATE) or `allow` says the URL is fine.
  *
- * What remains: fetch resolves the name again when it connects, so a DNS server answering
- * differently to the second lookup (rebinding) could still reach a private address. Webhooks
- * close that with lib/outbound-http.ts's connect-time check (`guardedAgent`); this client still
- * uses the global fetch, whose bundled undici must not be mixed with the package's dispatcher.
+ * The check before each request gives the clear refusal; the connection itself then goes through
+ * lib/outbound-http.ts's `guardedAgent`, which checks the addresses it connects to, so a DNS server
+ * answering differently to the second lookup (rebinding) gains nothing. The fetch is undici's own
+ * (the package's dispatcher must not be handed to Node's bundled copy).
  */
 
 export { isPrivateAddress } from '../../lib/outbound-http';
@@ -58,6 +59,24 @@ export function createFlowHttpClient(
 ): (request: FlowHttpRequest) => Promise<FlowHttpResult> {
   const maxBody = options.maxBodyBytes ?? FLOW_HTTP_MAX_BODY_BYTES;
 
+  const agent = options.allowPrivate ? null : guardedAgent({ allowPrivate: false, resolve: options.resolve });
+  const send = (
+    url: URL,
+    init: {
+      method: string;
+      headers: Record<string, string>;
+      body: FlowHttpRequest['body'];
+      signal: AbortSignal;
+    },
+  ) =>
+    agent && !options.allow?.(url)
+      ? (guardedFetch(url, {
+          ...init,
+          redirect: 'manual',
+          dispatcher: agent,
+        }) as unknown as Promise<Response>)
+      : fetch(url, { ...init, redirect: 'manual' });
+
   /** Null when the host may be reached, else why not. */
   const guard = async (url: URL, signal: AbortSignal): Promise<'refused' | 'unresolved' | null> => {
     if (options.allowPrivate || options.allow?.(url)) return null;
@@ -92,7 +111,7 @@ export function createFlowHttpClient(
         if (verdict === 'refused')
           return { ok: false, status: null, error: PRIVATE_ADDRESS_REFUSED, ms: ms(), refused: true };
         if (verdict === 'unresolved') return fail(`域名解析失败：${url.hostname}`);
-        const response = await fetch(url, { method, headers, body, redirect: 'manual', signal });
+        const response = await send(url, { method, headers, body, signal });
         const location = response.headers.get('location');
         if (isRedirect(response.status) && location) {
           await response.body?.cancel().catch(() => undefined);
@@ -130,9 +149,18 @@ export function createFlowHttpClient(
     } catch (err) {
       if (timeout.aborted) return fail(`请求超时（${request.timeoutMs} ms）`);
       if (request.signal?.aborted) return fail('请求已取消');
+      if (causes(err).some((e) => e instanceof PrivateAddressError))
+        return { ok: false, status: null, error: PRIVATE_ADDRESS_REFUSED, ms: ms(), refused: true };
       const cause =
         err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
       return fail(`请求失败：${cause}`);
     }
   };
+}
+
+/** An error and its causes, innermost last: undici wraps a refused connect in a fetch error. */
+function causes(err: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let e = err; e !== undefined && chain.length < 8; e = (e as { cause?: unknown })?.cause) chain.push(e);
+  return chain;
 }
