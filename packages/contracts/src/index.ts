@@ -12,6 +12,7 @@ export * from './net-address';
 export * from './oem';
 export * from './opendock';
 export * from './projects';
+export * from './reports';
 export * from './speech';
 export * from './tasks';
 export * from './trunks';

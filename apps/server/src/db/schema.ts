@@ -1013,3 +1013,144 @@ export const webhookAttempts = pgTable(
   },
   (t) => [index('webhook_attempts_delivery_idx').on(t.deliveryId, t.at)],
 );
+
+/**
+ * 数据统计 rollups: per project and hour (by when the call started; China time is UTC+8 with no
+ * daylight saving, so an hour bucket is the same hour in both), one row per combination of the
+ * dimensions the reports group by. Never edited in place: a call's change marks its hour dirty
+ * (`call_stats_dirty`) and the rollup worker recomputes that project-hour from `calls` and
+ * `call_turns`, so a rebuild after a restart equals the live rows by construction. Dimensions use
+ * '' and 0 for "none" so that they can be part of the primary key.
+ */
+export const callStatsHourly = pgTable(
+  'call_stats_hourly',
+  {
+    projectId: projectRef(),
+    hour: timestamp('hour', { withTimezone: true }).notNull(),
+    direction: text('direction', { enum: ['outbound', 'inbound'] }).notNull(),
+    assistantId: text('assistant_id').notNull().default(''),
+    assistantVersion: integer('assistant_version').notNull().default(0),
+    /** The project's number on the call: the caller number outbound, the number dialled inbound. */
+    lineNumber: text('line_number').notNull().default(''),
+    flowId: text('flow_id').notNull().default(''),
+    taskId: text('task_id').notNull().default(''),
+    calls: integer('calls').notNull().default(0),
+    answered: integer('answered').notNull().default(0),
+    /** Answered and talked to an assistant (inbound: 小助手接待). */
+    assistantAnswered: integer('assistant_answered').notNull().default(0),
+    transferred: integer('transferred').notNull().default(0),
+    optOut: integer('opt_out').notNull().default(0),
+    /** Inbound: hung up while still ringing / in the flow before anyone talked / refused over concurrentCallin. */
+    abandonedRinging: integer('abandoned_ringing').notNull().default(0),
+    abandonedFlow: integer('abandoned_flow').notNull().default(0),
+    overLimit: integer('over_limit').notNull().default(0),
+    /** Outbound refusals by the network or the callee: busy, rejected. */
+    rejected: integer('rejected').notNull().default(0),
+    /** Answered calls that talked under 10 s: a caller-number health signal. */
+    shortAnswered: integer('short_answered').notNull().default(0),
+    answeredWithin3: integer('answered_within_3').notNull().default(0),
+    answeredWithin5: integer('answered_within_5').notNull().default(0),
+    answeredWithin10: integer('answered_within_10').notNull().default(0),
+    answeredWithin20: integer('answered_within_20').notNull().default(0),
+    talkSecondsSum: integer('talk_seconds_sum').notNull().default(0),
+    talkSecondsMax: integer('talk_seconds_max').notNull().default(0),
+    /** started → answered, answered calls only. */
+    waitSecondsSum: integer('wait_seconds_sum').notNull().default(0),
+    waitSecondsMax: integer('wait_seconds_max').notNull().default(0),
+    turnsSum: integer('turns_sum').notNull().default(0),
+    gradeA: integer('grade_a').notNull().default(0),
+    gradeB: integer('grade_b').notNull().default(0),
+    gradeC: integer('grade_c').notNull().default(0),
+    gradeD: integer('grade_d').notNull().default(0),
+  },
+  (t) => [
+    primaryKey({
+      columns: [
+        t.projectId,
+        t.hour,
+        t.direction,
+        t.assistantId,
+        t.assistantVersion,
+        t.lineNumber,
+        t.flowId,
+        t.taskId,
+      ],
+    }),
+  ],
+);
+
+/**
+ * Per project, hour and assistant version: histograms the reports cannot sum from averages. `kind`
+ * 'hangup_turn': answered calls the callee hung up, `bucket` = the turn count (30 = 30 or more);
+ * 'latency_<component>' (recognition, retrieval, brain, synthesis): assistant turns, `bucket` =
+ * the latency's log bucket (see the rollup code); percentiles are read from the buckets.
+ */
+export const callStatsHistogram = pgTable(
+  'call_stats_histogram',
+  {
+    projectId: projectRef(),
+    hour: timestamp('hour', { withTimezone: true }).notNull(),
+    assistantId: text('assistant_id').notNull().default(''),
+    assistantVersion: integer('assistant_version').notNull().default(0),
+    kind: text('kind').notNull(),
+    bucket: integer('bucket').notNull(),
+    count: integer('count').notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.projectId, t.hour, t.assistantId, t.assistantVersion, t.kind, t.bucket] }),
+  ],
+);
+
+/**
+ * Per project, hour and knowledge base: callee questions that reached retrieval, how many found a
+ * confident answer, how many none.
+ */
+export const knowledgeStatsHourly = pgTable(
+  'knowledge_stats_hourly',
+  {
+    projectId: projectRef(),
+    hour: timestamp('hour', { withTimezone: true }).notNull(),
+    knowledgeBaseId: text('knowledge_base_id').notNull(),
+    questions: integer('questions').notNull().default(0),
+    hits: integer('hits').notNull().default(0),
+    noAnswer: integer('no_answer').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.hour, t.knowledgeBaseId] })],
+);
+
+/**
+ * Questions retrieval could not answer confidently (the knowledge-gap list's raw material), one
+ * per callee turn, rewritten with its hour by the rollup worker.
+ */
+export const knowledgeGaps = pgTable(
+  'knowledge_gaps',
+  {
+    projectId: projectRef(),
+    hour: timestamp('hour', { withTimezone: true }).notNull(),
+    callId: text('call_id')
+      .notNull()
+      .references(() => calls.id, { onDelete: 'cascade' }),
+    turnIndex: integer('turn_index').notNull(),
+    knowledgeBaseId: text('knowledge_base_id').notNull(),
+    question: text('question').notNull(),
+    /** Best segment found below the assistant's threshold (the suggested pair), if any. */
+    bestSegmentId: text('best_segment_id'),
+    bestScore: real('best_score'),
+    askedAt: timestamp('asked_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.callId, t.turnIndex, t.knowledgeBaseId] }),
+    index('knowledge_gaps_project_idx').on(t.projectId, t.askedAt),
+  ],
+);
+
+/** Project-hours whose rollups must be recomputed; the rollup worker claims them with SKIP LOCKED. */
+export const callStatsDirty = pgTable(
+  'call_stats_dirty',
+  {
+    projectId: projectRef(),
+    hour: timestamp('hour', { withTimezone: true }).notNull(),
+    markedAt: timestamp('marked_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.hour] })],
+);
