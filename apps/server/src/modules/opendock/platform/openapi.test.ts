@@ -16,6 +16,7 @@ type Operation = {
   responses: Record<string, { headers?: Record<string, unknown>; content?: unknown }>;
   description?: string;
   'x-scope'?: string;
+  'x-description'?: string;
   'x-codeSamples'?: { lang: string; label: string; source: string }[];
 };
 
@@ -88,6 +89,9 @@ describe('the open API document and /docs', () => {
     expect(python).toContain('"urgent": True');
     // The samples are in the description too: swagger-ui shows that.
     expect(notes.description).toContain('```python');
+    // The console's API 文档 shows the route's own words and renders scope and samples itself.
+    expect(notes['x-description']).not.toContain('```');
+    expect(notes['x-description']).not.toContain('所需权限');
 
     // The document is served without a key and describes a key that works.
     const key = await seedApiKey(t.db, { projectId: t.a.projectId });

@@ -122,6 +122,9 @@ function decorateGuarded(op: Operation, method: string, info: OpendockRouteInfo 
     : scope
       ? `\`${scope.resource}:${scope.access}\`（${API_KEY_RESOURCE_LABELS[scope.resource]} · ${scope.access === 'write' ? '读写' : '只读'}）`
       : '未声明（总是返回 403）';
+  // The route's own words, before the scope and samples are appended for swagger-ui (which shows only
+  // `description`): the console's API 文档 shows those parts itself.
+  op['x-description'] = op.description ?? '';
   op.description = `${op.description ? `${op.description}\n\n` : ''}**所需权限**：${needs}`;
   if (method === 'post') {
     op.parameters = [

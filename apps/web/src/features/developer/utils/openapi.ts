@@ -32,6 +32,7 @@ export type OpenApiOperation = {
   responses?: Record<string, { $ref?: string; description?: string; content?: Record<string, MediaType> }>;
   security?: Record<string, string[]>[];
   'x-scope'?: string;
+  'x-description'?: string;
 };
 
 export type OpenApiDocument = {
@@ -148,7 +149,8 @@ function toApiOperation(
     path,
     tag: operation.tags?.[0] ?? UNTAGGED,
     summary: operation.summary ?? '',
-    description: operation.description ?? '',
+    // The route's own text; `description` also carries the scope and samples appended for swagger-ui.
+    description: operation['x-description'] ?? operation.description ?? '',
     deprecated: Boolean(operation.deprecated),
     scope: typeof operation['x-scope'] === 'string' && operation['x-scope'] ? operation['x-scope'] : null,
     // `security: []` (or an empty requirement) is OpenAPI's way of saying "no credentials".
