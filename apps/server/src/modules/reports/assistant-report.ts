@@ -8,7 +8,7 @@ import {
 } from '@callpilot/contracts';
 import { and, eq, gte, isNotNull, lt, ne, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { assistants, calls, callStatsHistogram, callStatsHourly } from '../../db/schema';
+import { assistants, callStatsHistogram, callStatsHourly, calls } from '../../db/schema';
 import { LATENCY_COMPONENTS, percentileFromBuckets } from './rollup-histograms';
 
 const HOUR = 3_600_000;
@@ -93,8 +93,7 @@ function figures(s: Sums) {
 function addSums(into: Sums, s: Sums) {
   for (const key of Object.keys(sums) as (keyof Sums)[]) into[key] += s[key];
 }
-const zeroSums = (): Sums =>
-  Object.fromEntries(Object.keys(sums).map((key) => [key, 0])) as unknown as Sums;
+const zeroSums = (): Sums => Object.fromEntries(Object.keys(sums).map((key) => [key, 0])) as unknown as Sums;
 
 /**
  * 小助手报表: per assistant (all versions, draft test calls included) and per published version,
@@ -139,8 +138,12 @@ export async function assistantReport(
   );
 
   const rows: AssistantReportRow[] = [];
-  for (const assistantId of ids.sort((x, y) => (names.get(x) ?? x).localeCompare(names.get(y) ?? y, 'zh-CN'))) {
-    const versions = byVersion.filter((r) => r.assistantId === assistantId).sort((x, y) => y.version - x.version);
+  for (const assistantId of ids.sort((x, y) =>
+    (names.get(x) ?? x).localeCompare(names.get(y) ?? y, 'zh-CN'),
+  )) {
+    const versions = byVersion
+      .filter((r) => r.assistantId === assistantId)
+      .sort((x, y) => y.version - x.version);
     const total = zeroSums();
     for (const v of versions) addSums(total, v);
     const assistantName = names.get(assistantId) ?? '';
@@ -214,7 +217,13 @@ export async function assistantReport(
     };
   });
 
-  return { rows, trend, hangupFunnel, latency, grading: await gradingAgreement(db, projectId, query, window, names) };
+  return {
+    rows,
+    trend,
+    hangupFunnel,
+    latency,
+    grading: await gradingAgreement(db, projectId, query, window, names),
+  };
 }
 
 /**

@@ -102,7 +102,9 @@ export async function numberHealthReport(
     });
   }
   // Warnings first, then the busiest numbers.
-  rows.sort((x, y) => Number(y.warning) - Number(x.warning) || y.calls - x.calls || x.number.localeCompare(y.number));
+  rows.sort(
+    (x, y) => Number(y.warning) - Number(x.warning) || y.calls - x.calls || x.number.localeCompare(y.number),
+  );
   return { rows };
 }
 

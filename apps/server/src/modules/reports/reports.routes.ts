@@ -11,7 +11,13 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ok, sendDownload } from '../../lib/reply';
-import { CSV_CONTENT_TYPE, csvFile, type SheetValue, XLSX_CONTENT_TYPE, xlsxFile } from '../../lib/spreadsheet';
+import {
+  CSV_CONTENT_TYPE,
+  csvFile,
+  type SheetValue,
+  XLSX_CONTENT_TYPE,
+  xlsxFile,
+} from '../../lib/spreadsheet';
 import { requireProject } from '../../plugins/project-access';
 import type { ModuleOptions } from '../module-options';
 import { assistantReportSheet, assistantReport as buildAssistantReport } from './assistant-report';
@@ -39,7 +45,11 @@ async function sendSheet(
       : csvFile(sheet.header, sheet.rows);
   const contentType = format === 'xlsx' ? XLSX_CONTENT_TYPE : CSV_CONTENT_TYPE;
   const suffix = `${range.from}_${range.to}.${format}`;
-  return sendDownload(reply, { fileName: `${name.zh}-${suffix}`, contentType, body }, `${name.ascii}-${suffix}`);
+  return sendDownload(
+    reply,
+    { fileName: `${name.zh}-${suffix}`, contentType, body },
+    `${name.ascii}-${suffix}`,
+  );
 }
 
 export const reportsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db }) => {
@@ -77,7 +87,13 @@ export const reportsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, {
     async (req, reply) => {
       const { format, ...query } = req.query;
       const report = await buildAssistantReport(db, requireProject(req).id, query);
-      return sendSheet(reply, { zh: '小助手报表', ascii: 'assistant-report' }, query, format, assistantReportSheet(report));
+      return sendSheet(
+        reply,
+        { zh: '小助手报表', ascii: 'assistant-report' },
+        query,
+        format,
+        assistantReportSheet(report),
+      );
     },
   );
 
@@ -111,7 +127,13 @@ export const reportsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, {
     async (req, reply) => {
       const { format, ...query } = req.query;
       const report = await buildNumberHealthReport(db, requireProject(req).id, query);
-      return sendSheet(reply, { zh: '外显号码健康度', ascii: 'number-health' }, query, format, numberHealthSheet(report));
+      return sendSheet(
+        reply,
+        { zh: '外显号码健康度', ascii: 'number-health' },
+        query,
+        format,
+        numberHealthSheet(report),
+      );
     },
   );
 };

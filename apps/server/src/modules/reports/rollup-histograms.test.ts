@@ -2,8 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, seedUser } from '../../../test/helpers';
-import { calls, callStatsHistogram, callTurns } from '../../db/schema';
-import { latencyBucket, latencyBucketMs, percentileFromBuckets, recomputeHistograms } from './rollup-histograms';
+import { callStatsHistogram, calls, callTurns } from '../../db/schema';
+import {
+  latencyBucket,
+  latencyBucketMs,
+  percentileFromBuckets,
+  recomputeHistograms,
+} from './rollup-histograms';
 
 type TestApp = Awaited<ReturnType<typeof createTestApp>>;
 let t: TestApp;
@@ -93,18 +98,31 @@ const rowsOf = (project: string) =>
 describe('recomputeHistograms', () => {
   it("fills the hour's hang-up turns and latency histograms from calls, and recomputing gives the same rows", async () => {
     const answered = { answeredAt: HOUR, hangupBy: 'callee' as const };
-    const lat = (ms: number) => ({ recognitionMs: ms, retrievalMs: 0, brainMs: ms * 2, firstTokenMs: 1, synthesisMs: ms });
+    const lat = (ms: number) => ({
+      recognitionMs: ms,
+      retrievalMs: 0,
+      brainMs: ms * 2,
+      firstTokenMs: 1,
+      synthesisMs: ms,
+    });
     const started = new Date(HOUR.getTime() + 10 * 60_000);
     // Version 3: hung up at turn 2 twice, at turn 45 (capped to 30) once.
     await seedCall({ ...answered, startedAt: started, assistantVersion: 3, turnCount: 2 }, [lat(100), null]);
     await seedCall({ ...answered, startedAt: started, assistantVersion: 3, turnCount: 2 }, [lat(100)]);
     await seedCall({ ...answered, startedAt: started, assistantVersion: 3, turnCount: 45 }, [lat(800)]);
     // Not counted as hang-ups: the assistant ended it; never answered; started the hour after.
-    await seedCall({ answeredAt: HOUR, hangupBy: 'assistant', startedAt: started, assistantVersion: 3, turnCount: 4 });
+    await seedCall({
+      answeredAt: HOUR,
+      hangupBy: 'assistant',
+      startedAt: started,
+      assistantVersion: 3,
+      turnCount: 4,
+    });
     await seedCall({ hangupBy: 'callee', startedAt: started, assistantVersion: 3, turnCount: 0 });
-    await seedCall({ ...answered, startedAt: new Date(HOUR.getTime() + 3_600_000), assistantVersion: 3, turnCount: 1 }, [
-      lat(5000),
-    ]);
+    await seedCall(
+      { ...answered, startedAt: new Date(HOUR.getTime() + 3_600_000), assistantVersion: 3, turnCount: 1 },
+      [lat(5000)],
+    );
     // No assistant: '' / 0.
     await seedCall({ ...answered, startedAt: HOUR, turnCount: 1 });
     // Another project's call in the same hour.
@@ -157,9 +175,9 @@ describe('recomputeHistograms', () => {
       count: 99,
     });
     await recomputeHistograms(t.db, projectId, HOUR);
-    expect((await rowsOf(projectId)).sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y)))).toEqual(
-      first.sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))),
-    );
+    expect(
+      (await rowsOf(projectId)).sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))),
+    ).toEqual(first.sort((x, y) => JSON.stringify(x).localeCompare(JSON.stringify(y))));
     // Inside a transaction, as the rollup worker calls it; the other project is untouched.
     await t.db.transaction((tx) => recomputeHistograms(tx, projectId, HOUR));
     expect(await rowsOf(otherProjectId)).toEqual([]);

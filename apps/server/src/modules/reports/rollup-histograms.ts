@@ -41,7 +41,7 @@ export function latencyBucketMs(bucket: number): number {
 export function percentileFromBuckets(
   buckets: readonly { bucket: number; count: number }[],
   q: number,
-  valueOf: (bucket: number) => number = latencyBucketMs,
+  readBucket: (bucket: number) => number = latencyBucketMs,
 ): number | null {
   const sorted = [...buckets].filter((b) => b.count > 0).sort((x, y) => x.bucket - y.bucket);
   const total = sorted.reduce((sum, b) => sum + b.count, 0);
@@ -50,9 +50,9 @@ export function percentileFromBuckets(
   let seen = 0;
   for (const b of sorted) {
     seen += b.count;
-    if (seen >= rank) return valueOf(b.bucket);
+    if (seen >= rank) return readBucket(b.bucket);
   }
-  return valueOf(sorted[sorted.length - 1]!.bucket);
+  return readBucket(sorted[sorted.length - 1]!.bucket);
 }
 
 /**
