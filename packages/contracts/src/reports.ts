@@ -158,6 +158,8 @@ export const assistantReport = z.object({
   grading: z.array(
     z.object({
       assistantId: z.string(),
+      assistantName: z.string(),
+      /** Null: draft test calls. */
       version: z.number().int().nullable(),
       regraded: z.number().int(),
       agreed: z.number().int(),
@@ -187,6 +189,7 @@ export const numberHealthRow = z.object({
 });
 export type NumberHealthRow = z.infer<typeof numberHealthRow>;
 export const numberHealthReport = z.object({ rows: z.array(numberHealthRow) });
+export type NumberHealthReport = z.infer<typeof numberHealthReport>;
 
 // ---------------------------------------------------------------------------------------------
 // /data-report/knowledge

@@ -1,0 +1,330 @@
+import {
+  type AssistantReport,
+  type AssistantReportRow,
+  type LatencyComponent,
+  REPORT_HOURLY_MAX_DAYS,
+  type ReportDrill,
+  type ReportRangeQuery,
+} from '@callpilot/contracts';
+import { and, eq, gte, isNotNull, lt, ne, sql } from 'drizzle-orm';
+import type { Database } from '../../db/client';
+import { assistants, callStatsHistogram, callStatsHourly, calls } from '../../db/schema';
+import { LATENCY_COMPONENTS, percentileFromBuckets } from './rollup-histograms';
+
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+/** China time is UTC+8 all year (no daylight saving). */
+const CHINA_OFFSET = 8 * HOUR;
+const GRADES = ['A', 'B', 'C', 'D'] as const;
+type Grade = (typeof GRADES)[number];
+
+/** A report's China-day range as UTC instants: [start, end), and the buckets its trend uses. */
+export interface ReportWindow {
+  start: Date;
+  end: Date;
+  granularity: 'hour' | 'day';
+  /** The call list's from/to for the whole range (its `to` is inclusive: the last millisecond). */
+  drill: { from: string; to: string };
+}
+
+export function reportWindow(query: Pick<ReportRangeQuery, 'from' | 'to' | 'granularity'>): ReportWindow {
+  const start = new Date(Date.parse(`${query.from}T00:00:00+08:00`));
+  const end = new Date(Date.parse(`${query.to}T00:00:00+08:00`) + DAY);
+  const days = Math.round((end.getTime() - start.getTime()) / DAY);
+  const granularity =
+    query.granularity === 'auto' ? (days <= REPORT_HOURLY_MAX_DAYS ? 'hour' : 'day') : query.granularity;
+  return {
+    start,
+    end,
+    granularity,
+    drill: { from: start.toISOString(), to: new Date(end.getTime() - 1).toISOString() },
+  };
+}
+
+/** The start of the China-time hour or day a UTC instant falls in. */
+export function bucketStart(at: Date, granularity: 'hour' | 'day'): number {
+  const t = at.getTime();
+  if (granularity === 'hour') return Math.floor(t / HOUR) * HOUR;
+  return Math.floor((t + CHINA_OFFSET) / DAY) * DAY - CHINA_OFFSET;
+}
+
+/** Every bucket of the range, so a chart shows quiet hours as zero rather than skipping them. */
+export function bucketStarts(window: Pick<ReportWindow, 'start' | 'end'>, granularity: 'hour' | 'day') {
+  const step = granularity === 'hour' ? HOUR : DAY;
+  const out: number[] = [];
+  for (let t = bucketStart(window.start, granularity); t < window.end.getTime(); t += step) out.push(t);
+  return out;
+}
+
+const ratio = (part: number, whole: number) => (whole > 0 ? part / whole : 0);
+const emptyGrades = (): Record<Grade, number> => ({ A: 0, B: 0, C: 0, D: 0 });
+
+const sums = {
+  calls: sql<number>`coalesce(sum(${callStatsHourly.calls}), 0)::int`,
+  answered: sql<number>`coalesce(sum(${callStatsHourly.answered}), 0)::int`,
+  transferred: sql<number>`coalesce(sum(${callStatsHourly.transferred}), 0)::int`,
+  optOut: sql<number>`coalesce(sum(${callStatsHourly.optOut}), 0)::int`,
+  talkSeconds: sql<number>`coalesce(sum(${callStatsHourly.talkSecondsSum}), 0)::int`,
+  turns: sql<number>`coalesce(sum(${callStatsHourly.turnsSum}), 0)::int`,
+  gradeA: sql<number>`coalesce(sum(${callStatsHourly.gradeA}), 0)::int`,
+  gradeB: sql<number>`coalesce(sum(${callStatsHourly.gradeB}), 0)::int`,
+  gradeC: sql<number>`coalesce(sum(${callStatsHourly.gradeC}), 0)::int`,
+  gradeD: sql<number>`coalesce(sum(${callStatsHourly.gradeD}), 0)::int`,
+};
+type Sums = { [K in keyof typeof sums]: number };
+
+/**
+ * Rates over the answered calls where only an answered call can have the outcome (transfer,
+ * opt-out, turns, talk time); the answer rate over all calls.
+ */
+function figures(s: Sums) {
+  return {
+    calls: s.calls,
+    answered: s.answered,
+    answerRate: ratio(s.answered, s.calls),
+    avgTurns: ratio(s.turns, s.answered),
+    avgTalkSeconds: ratio(s.talkSeconds, s.answered),
+    grades: { A: s.gradeA, B: s.gradeB, C: s.gradeC, D: s.gradeD },
+    transferRate: ratio(s.transferred, s.answered),
+    optOutRate: ratio(s.optOut, s.answered),
+  };
+}
+
+function addSums(into: Sums, s: Sums) {
+  for (const key of Object.keys(sums) as (keyof Sums)[]) into[key] += s[key];
+}
+const zeroSums = (): Sums => Object.fromEntries(Object.keys(sums).map((key) => [key, 0])) as unknown as Sums;
+
+/**
+ * 小助手报表: per assistant (all versions, draft test calls included) and per published version,
+ * from the hourly rollups; latency percentiles and the hang-up funnel from the histograms; grading
+ * agreement from the calls themselves (re-graded calls are few). Calls without an assistant (a
+ * flow that never reached one) are not part of it.
+ */
+export async function assistantReport(
+  db: Database,
+  projectId: string,
+  query: ReportRangeQuery,
+): Promise<AssistantReport> {
+  const window = reportWindow(query);
+  const inRange = and(
+    eq(callStatsHourly.projectId, projectId),
+    gte(callStatsHourly.hour, window.start),
+    lt(callStatsHourly.hour, window.end),
+    query.assistantId
+      ? eq(callStatsHourly.assistantId, query.assistantId)
+      : ne(callStatsHourly.assistantId, ''),
+  );
+
+  const byVersion = await db
+    .select({
+      assistantId: callStatsHourly.assistantId,
+      version: callStatsHourly.assistantVersion,
+      ...sums,
+    })
+    .from(callStatsHourly)
+    .where(inRange)
+    .groupBy(callStatsHourly.assistantId, callStatsHourly.assistantVersion);
+
+  const ids = [...new Set(byVersion.map((r) => r.assistantId))];
+  // A project has tens of assistants: their current names in one read, for rows and grading alike.
+  const names = new Map(
+    (
+      await db
+        .select({ id: assistants.id, name: assistants.name })
+        .from(assistants)
+        .where(eq(assistants.projectId, projectId))
+    ).map((a) => [a.id, a.name]),
+  );
+
+  const rows: AssistantReportRow[] = [];
+  for (const assistantId of ids.sort((x, y) =>
+    (names.get(x) ?? x).localeCompare(names.get(y) ?? y, 'zh-CN'),
+  )) {
+    const versions = byVersion
+      .filter((r) => r.assistantId === assistantId)
+      .sort((x, y) => y.version - x.version);
+    const total = zeroSums();
+    for (const v of versions) addSums(total, v);
+    const assistantName = names.get(assistantId) ?? '';
+    const drill: ReportDrill = { ...window.drill, assistantId };
+    rows.push({ assistantId, assistantName, version: null, ...figures(total), drill });
+    // Version 0 holds draft test calls: counted in the assistant's total, never a row of its own.
+    for (const v of versions.filter((v) => v.version > 0))
+      rows.push({
+        assistantId,
+        assistantName,
+        version: v.version,
+        ...figures(v),
+        drill: { ...drill, assistantVersion: String(v.version) },
+      });
+  }
+
+  const hourly = await db
+    .select({ hour: callStatsHourly.hour, ...sums })
+    .from(callStatsHourly)
+    .where(inRange)
+    .groupBy(callStatsHourly.hour);
+  const trendSums = new Map(bucketStarts(window, window.granularity).map((t) => [t, zeroSums()]));
+  for (const h of hourly) {
+    const bucket = trendSums.get(bucketStart(h.hour, window.granularity));
+    if (bucket) addSums(bucket, h);
+  }
+  const trend = {
+    granularity: window.granularity,
+    points: [...trendSums].map(([t, s]) => ({
+      at: new Date(t).toISOString(),
+      values: {
+        calls: s.calls,
+        answered: s.answered,
+        answerRate: ratio(s.answered, s.calls),
+        transferred: s.transferred,
+        optOut: s.optOut,
+      },
+    })),
+  };
+
+  const histogram = await db
+    .select({
+      kind: callStatsHistogram.kind,
+      bucket: callStatsHistogram.bucket,
+      count: sql<number>`sum(${callStatsHistogram.count})::int`,
+    })
+    .from(callStatsHistogram)
+    .where(
+      and(
+        eq(callStatsHistogram.projectId, projectId),
+        gte(callStatsHistogram.hour, window.start),
+        lt(callStatsHistogram.hour, window.end),
+        query.assistantId
+          ? eq(callStatsHistogram.assistantId, query.assistantId)
+          : ne(callStatsHistogram.assistantId, ''),
+      ),
+    )
+    .groupBy(callStatsHistogram.kind, callStatsHistogram.bucket);
+
+  const hangupFunnel = histogram
+    .filter((h) => h.kind === 'hangup_turn' && h.count > 0)
+    .sort((x, y) => x.bucket - y.bucket)
+    .map((h) => ({ turn: h.bucket, calls: h.count }));
+  const latency = LATENCY_COMPONENTS.map((component) => {
+    const buckets = histogram.filter((h) => h.kind === `latency_${component}`);
+    return {
+      component: component as LatencyComponent,
+      p50Ms: percentileFromBuckets(buckets, 0.5),
+      p95Ms: percentileFromBuckets(buckets, 0.95),
+      samples: buckets.reduce((sum, b) => sum + b.count, 0),
+    };
+  });
+
+  return {
+    rows,
+    trend,
+    hangupFunnel,
+    latency,
+    grading: await gradingAgreement(db, projectId, query, window, names),
+  };
+}
+
+/**
+ * 评级一致性 per assistant version: calls of the range a person graded that the machine had graded
+ * too (a human grade alone says nothing about the machine), machine grade × human grade.
+ */
+async function gradingAgreement(
+  db: Database,
+  projectId: string,
+  query: ReportRangeQuery,
+  window: ReportWindow,
+  names: Map<string, string>,
+): Promise<AssistantReport['grading']> {
+  const pairs = await db
+    .select({
+      assistantId: calls.assistantId,
+      version: calls.assistantVersion,
+      machine: calls.machineGrade,
+      human: calls.humanGrade,
+      count: sql<number>`count(*)::int`,
+    })
+    .from(calls)
+    .where(
+      and(
+        eq(calls.projectId, projectId),
+        gte(calls.startedAt, window.start),
+        lt(calls.startedAt, window.end),
+        isNotNull(calls.humanGrade),
+        isNotNull(calls.machineGrade),
+        query.assistantId ? eq(calls.assistantId, query.assistantId) : isNotNull(calls.assistantId),
+      ),
+    )
+    .groupBy(calls.assistantId, calls.assistantVersion, calls.machineGrade, calls.humanGrade);
+
+  const groups = new Map<string, AssistantReport['grading'][number]>();
+  for (const p of pairs) {
+    const assistantId = p.assistantId ?? '';
+    const key = `${assistantId}\u0000${p.version ?? ''}`;
+    let group = groups.get(key);
+    if (!group) {
+      const drill: ReportDrill = { ...window.drill, assistantId, humanGraded: 'yes' };
+      if (p.version !== null) drill.assistantVersion = String(p.version);
+      group = {
+        assistantId,
+        assistantName: names.get(assistantId) ?? '',
+        version: p.version,
+        regraded: 0,
+        agreed: 0,
+        matrix: { A: emptyGrades(), B: emptyGrades(), C: emptyGrades(), D: emptyGrades() },
+        drill,
+      };
+      groups.set(key, group);
+    }
+    const machine = p.machine as Grade;
+    const human = p.human as Grade;
+    group.matrix[machine][human] += p.count;
+    group.regraded += p.count;
+    if (machine === human) group.agreed += p.count;
+  }
+  return [...groups.values()].sort(
+    (x, y) =>
+      x.assistantName.localeCompare(y.assistantName, 'zh-CN') ||
+      x.assistantId.localeCompare(y.assistantId) ||
+      (y.version ?? 0) - (x.version ?? 0),
+  );
+}
+
+const percent = (rate: number) => Math.round(rate * 1000) / 10;
+const oneDecimal = (n: number) => Math.round(n * 10) / 10;
+
+/** The report's table as a spreadsheet: one line per assistant and per version, rates in %. */
+export function assistantReportSheet(report: AssistantReport) {
+  const header = [
+    '小助手',
+    '版本',
+    '通话数',
+    '接通数',
+    '接通率(%)',
+    '平均轮次',
+    '平均通话时长(秒)',
+    'A 级',
+    'B 级',
+    'C 级',
+    'D 级',
+    '转人工率(%)',
+    '拒绝再联系率(%)',
+  ];
+  const rows = report.rows.map((r) => [
+    r.assistantName || r.assistantId,
+    r.version === null ? '全部版本' : `v${r.version}`,
+    r.calls,
+    r.answered,
+    percent(r.answerRate),
+    oneDecimal(r.avgTurns),
+    oneDecimal(r.avgTalkSeconds),
+    r.grades.A ?? 0,
+    r.grades.B ?? 0,
+    r.grades.C ?? 0,
+    r.grades.D ?? 0,
+    percent(r.transferRate),
+    percent(r.optOutRate),
+  ]);
+  return { header, rows };
+}

@@ -1,0 +1,136 @@
+import type { NumberHealthReport, NumberHealthRow, ReportRangeQuery } from '@callpilot/contracts';
+import { and, eq, gte, lt, ne, sql } from 'drizzle-orm';
+import type { Database } from '../../db/client';
+import { callStatsHourly } from '../../db/schema';
+import { bucketStart, bucketStarts, reportWindow } from './assistant-report';
+
+const DAY = 86_400_000;
+/** A number's own history the range is compared with. */
+export const BASELINE_DAYS = 28;
+/**
+ * 标记号码 warning: with fewer calls a drop is noise (5 of 20 answered is an unlucky afternoon), so
+ * both the range and the baseline need this many calls; then a rate under 60% of the number's own
+ * baseline is the sharp fall carriers' and phone apps' spam marks cause (a marked number typically
+ * loses half or more of its answers overnight, while ordinary daily swings stay within ±20%).
+ */
+export const WARNING_MIN_CALLS = 50;
+export const WARNING_RATE_FACTOR = 0.6;
+
+export function numberWarning(
+  range: { calls: number; answered: number },
+  baseline: { calls: number; answered: number },
+) {
+  if (range.calls < WARNING_MIN_CALLS || baseline.calls < WARNING_MIN_CALLS) return false;
+  return range.answered / range.calls < (baseline.answered / baseline.calls) * WARNING_RATE_FACTOR;
+}
+
+const ratio = (part: number, whole: number) => (whole > 0 ? part / whole : 0);
+
+/**
+ * 外显号码健康度: per caller number of the project's outbound calls, from the hourly rollups, with
+ * a daily trend and the number's answer rate over the 28 days before the range.
+ */
+export async function numberHealthReport(
+  db: Database,
+  projectId: string,
+  query: Pick<ReportRangeQuery, 'from' | 'to' | 'granularity'>,
+): Promise<NumberHealthReport> {
+  const window = reportWindow(query);
+  const baselineStart = new Date(window.start.getTime() - BASELINE_DAYS * DAY);
+  const daily = await db
+    .select({
+      number: callStatsHourly.lineNumber,
+      hour: callStatsHourly.hour,
+      calls: sql<number>`sum(${callStatsHourly.calls})::int`,
+      answered: sql<number>`sum(${callStatsHourly.answered})::int`,
+      shortAnswered: sql<number>`sum(${callStatsHourly.shortAnswered})::int`,
+      rejected: sql<number>`sum(${callStatsHourly.rejected})::int`,
+    })
+    .from(callStatsHourly)
+    .where(
+      and(
+        eq(callStatsHourly.projectId, projectId),
+        eq(callStatsHourly.direction, 'outbound'),
+        ne(callStatsHourly.lineNumber, ''),
+        gte(callStatsHourly.hour, baselineStart),
+        lt(callStatsHourly.hour, window.end),
+      ),
+    )
+    .groupBy(callStatsHourly.lineNumber, callStatsHourly.hour);
+
+  type Totals = { calls: number; answered: number; shortAnswered: number; rejected: number };
+  const zero = (): Totals => ({ calls: 0, answered: 0, shortAnswered: 0, rejected: 0 });
+  const numbers = new Map<string, { range: Totals; baseline: Totals; days: Map<number, Totals> }>();
+  const dayStarts = bucketStarts(window, 'day');
+  for (const h of daily) {
+    const hour = h.hour;
+    let entry = numbers.get(h.number);
+    if (!entry) {
+      entry = { range: zero(), baseline: zero(), days: new Map(dayStarts.map((t) => [t, zero()])) };
+      numbers.set(h.number, entry);
+    }
+    const inRange = hour >= window.start;
+    const targets = inRange ? [entry.range, entry.days.get(bucketStart(hour, 'day'))] : [entry.baseline];
+    for (const t of targets) {
+      if (!t) continue;
+      t.calls += h.calls;
+      t.answered += h.answered;
+      t.shortAnswered += h.shortAnswered;
+      t.rejected += h.rejected;
+    }
+  }
+
+  const rows: NumberHealthRow[] = [];
+  for (const [number, { range, baseline, days }] of numbers) {
+    // A number used only before the range has nothing to report for it.
+    if (range.calls === 0) continue;
+    rows.push({
+      number,
+      calls: range.calls,
+      answered: range.answered,
+      answerRate: ratio(range.answered, range.calls),
+      baselineAnswerRate: baseline.calls > 0 ? baseline.answered / baseline.calls : null,
+      shortAnsweredShare: ratio(range.shortAnswered, range.answered),
+      rejected: range.rejected,
+      warning: numberWarning(range, baseline),
+      trend: [...days].map(([t, d]) => ({
+        at: new Date(t).toISOString(),
+        answerRate: d.calls > 0 ? d.answered / d.calls : null,
+        calls: d.calls,
+      })),
+      drill: { ...window.drill, direction: 'outbound', number },
+    });
+  }
+  // Warnings first, then the busiest numbers.
+  rows.sort(
+    (x, y) => Number(y.warning) - Number(x.warning) || y.calls - x.calls || x.number.localeCompare(y.number),
+  );
+  return { rows };
+}
+
+const percent = (rate: number) => Math.round(rate * 1000) / 10;
+
+/** The health table as a spreadsheet, warnings spelled out with the advice the console gives. */
+export function numberHealthSheet(report: NumberHealthReport) {
+  const header = [
+    '外显号码',
+    '通话数',
+    '接通数',
+    '接通率(%)',
+    `近 ${BASELINE_DAYS} 天基准接通率(%)`,
+    '10 秒内挂断占比(%)',
+    '拒接/忙线',
+    '预警',
+  ];
+  const rows = report.rows.map((r) => [
+    r.number,
+    r.calls,
+    r.answered,
+    percent(r.answerRate),
+    r.baselineAnswerRate === null ? '' : percent(r.baselineAnswerRate),
+    percent(r.shortAnsweredShare),
+    r.rejected,
+    r.warning ? '接通率骤降，建议暂停使用该号码（休息）' : '',
+  ]);
+  return { header, rows };
+}
