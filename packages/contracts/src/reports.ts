@@ -211,6 +211,24 @@ export const knowledgeReport = z.object({
 });
 export type KnowledgeReport = z.infer<typeof knowledgeReport>;
 
+/**
+ * The knowledge report's query: the range and granularity of every report, narrowed to one
+ * knowledge base (the rollups have no assistant, number, flow or task dimension).
+ */
+export const knowledgeReportQuery = z
+  .object({
+    from: z.iso.date({ error: '开始日期须为 YYYY-MM-DD' }),
+    to: z.iso.date({ error: '结束日期须为 YYYY-MM-DD' }),
+    granularity: z.enum(['auto', 'hour', 'day'], { error: '粒度须为 auto、hour 或 day' }).default('auto'),
+    knowledgeBaseId: entityId('知识库').optional(),
+  })
+  .refine((q) => q.from <= q.to, { error: '结束日期不能早于开始日期', path: ['to'] })
+  .refine((q) => (Date.parse(q.to) - Date.parse(q.from)) / 86_400_000 + 1 <= REPORT_MAX_DAYS, {
+    error: `日期范围不能超过 ${REPORT_MAX_DAYS} 天`,
+    path: ['to'],
+  });
+export type KnowledgeReportQuery = z.infer<typeof knowledgeReportQuery>;
+
 export const knowledgeGapTopic = z.object({
   /** Stable for the same grouping: the representative question's call and turn. */
   id: z.string(),
@@ -228,7 +246,15 @@ export const knowledgeGapTopic = z.object({
     }),
   ),
   /** The closest existing pair below the threshold, offered for 添加为相似问. */
-  suggestedPair: z.object({ documentId: z.string(), question: z.string(), score: z.number() }).nullable(),
+  suggestedPair: z
+    .object({
+      documentId: z.string(),
+      /** The pair itself (a question-answer segment of that document): what 添加为相似问 extends. */
+      segmentId: z.string(),
+      question: z.string(),
+      score: z.number(),
+    })
+    .nullable(),
 });
 export type KnowledgeGapTopic = z.infer<typeof knowledgeGapTopic>;
 export const knowledgeGapList = z.object({ topics: z.array(knowledgeGapTopic), total: z.number().int() });
@@ -237,7 +263,10 @@ export const knowledgeGapResolveRequest = z.discriminatedUnion('as', [
   z.object({
     as: z.literal('similar'),
     topicId: z.string(),
+    /** The suggested pair's document. */
     documentId: entityId('问答对'),
+    /** The pair (suggestedPair.segmentId); without it documentId is read as the pair's id. */
+    segmentId: entityId('问答对').optional(),
     question: z.string().trim().min(1).max(200),
   }),
   z.object({
@@ -249,3 +278,10 @@ export const knowledgeGapResolveRequest = z.discriminatedUnion('as', [
   }),
 ]);
 export type KnowledgeGapResolveRequest = z.infer<typeof knowledgeGapResolveRequest>;
+
+export const knowledgeGapResolveResult = z.object({
+  /** The pair that now answers the question (extended or created). */
+  segmentId: z.string(),
+  knowledgeBaseId: z.string(),
+});
+export type KnowledgeGapResolveResult = z.infer<typeof knowledgeGapResolveResult>;

@@ -18,6 +18,7 @@ import { oidcRoutes } from './oidc/oidc.routes';
 import { opendockRoutes } from './opendock/opendock.routes';
 import { opendockPlatformRoutes } from './opendock/platform/platform.routes';
 import { projectsRoutes } from './projects/projects.routes';
+import { knowledgeReportRoutes } from './reports/knowledge.routes';
 import { reportsRoutes } from './reports/reports.routes';
 import { speechProvidersRoutes } from './speech-providers/speech-providers.routes';
 import { speechSettingsRoutes } from './speech-settings/speech-settings.routes';
@@ -59,4 +60,5 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   opendockRoutes,
   webhooksRoutes,
   reportsRoutes,
+  knowledgeReportRoutes,
 ];

@@ -423,6 +423,62 @@ export async function updateSegment(
   return toSegment(row!);
 }
 
+/**
+ * Adds one question-answer pair to a base (a knowledge gap answered from the reports): stored as a
+ * one-pair CSV document, ready at once and searchable at once, as if uploaded and indexed; a
+ * reindex of that document yields the same pair.
+ */
+export async function addPair(
+  db: Database,
+  projectId: string,
+  knowledgeBaseId: string,
+  input: { question: string; answer: string },
+  embedder?: Embedder,
+): Promise<KnowledgeSegment> {
+  await getKnowledgeBase(db, projectId, knowledgeBaseId);
+  const question = input.question.trim();
+  const answer = input.answer.trim();
+  const content = `${question}\n${answer}`;
+  const bytes = csvFile(['问题', '答案'], [[question, answer]]);
+  const documentId = randomUUID();
+  const segmentId = randomUUID();
+  const embedding = embedder ? ((await embedder([content]))[0] ?? null) : null;
+  await db.transaction(async (tx) => {
+    await tx.insert(knowledgeDocuments).values({
+      id: documentId,
+      projectId,
+      knowledgeBaseId,
+      fileName: `补充问答-${question.slice(0, 40)}.csv`,
+      fileType: 'csv',
+      kind: 'qa',
+      sizeBytes: bytes.length,
+      content: bytes,
+      status: 'ready',
+      progress: 100,
+      segmentCount: 1,
+    });
+    await tx.insert(knowledgeSegments).values({
+      id: segmentId,
+      projectId,
+      knowledgeBaseId,
+      documentId,
+      position: 1,
+      content,
+      question,
+      answer,
+      similarQuestions: [],
+      terms: segmentTerms(content),
+      embedding,
+    });
+  });
+  const [row] = await db
+    .select(segmentColumns)
+    .from(knowledgeSegments)
+    .innerJoin(knowledgeDocuments, eq(knowledgeDocuments.id, knowledgeSegments.documentId))
+    .where(eq(knowledgeSegments.id, segmentId));
+  return toSegment(row!);
+}
+
 export type ExportFormat = 'md' | 'csv' | 'xlsx';
 
 /**

@@ -1,0 +1,401 @@
+import {
+  type KnowledgeGapResolveRequest,
+  type KnowledgeGapResolveResult,
+  type KnowledgeGapTopic,
+  type KnowledgeReport,
+  type KnowledgeReportQuery,
+  knowledgeSegmentUpdateRequest,
+  REPORT_HOURLY_MAX_DAYS,
+  type ReportFigure,
+  type ReportPoint,
+} from '@callpilot/contracts';
+import { and, eq, gte, lt, sql } from 'drizzle-orm';
+import type { Database } from '../../db/client';
+import {
+  calls,
+  knowledgeBases,
+  knowledgeGaps,
+  knowledgeSegments,
+  knowledgeStatsHourly,
+} from '../../db/schema';
+import { badRequest, notFound } from '../../lib/errors';
+import type { DownloadFile } from '../../lib/reply';
+import { CSV_CONTENT_TYPE, csvFile, XLSX_CONTENT_TYPE, xlsxFile } from '../../lib/spreadsheet';
+import { rowsOf } from '../calls/calls.service';
+import type { Embedder } from '../knowledge/embedder';
+import { addPair, updateSegment } from '../knowledge/knowledge.service';
+import { retrieve } from '../knowledge/retrieval';
+import { groupQuestions, representative } from './knowledge-topics';
+import { knowledgeSettings, settingOf } from './rollup-knowledge';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
+/** China time: UTC+8 all year. */
+const CHINA_OFFSET_MS = 8 * HOUR_MS;
+const MAX_TOPICS = 200;
+const MAX_EXAMPLES = 5;
+
+/** The range's instants: its China days, and the same number of days just before. */
+export function knowledgeRange(query: Pick<KnowledgeReportQuery, 'from' | 'to' | 'granularity'>) {
+  const start = new Date(Date.parse(`${query.from}T00:00:00+08:00`));
+  const end = new Date(Date.parse(`${query.to}T00:00:00+08:00`) + DAY_MS);
+  const days = Math.round((end.getTime() - start.getTime()) / DAY_MS);
+  const previousStart = new Date(start.getTime() - days * DAY_MS);
+  const granularity: 'hour' | 'day' =
+    query.granularity === 'auto' ? (days <= REPORT_HOURLY_MAX_DAYS ? 'hour' : 'day') : query.granularity;
+  return { start, end, previousStart, days, granularity };
+}
+
+const chinaDay = (at: Date) => new Date(at.getTime() + CHINA_OFFSET_MS).toISOString().slice(0, 10);
+
+/** The call-record list's own filters for the calls that started in [start, end). */
+const rangeDrill = (start: Date, end: Date) => ({
+  from: start.toISOString(),
+  to: new Date(end.getTime() - 1000).toISOString(),
+});
+
+type Totals = { questions: number; hits: number; noAnswer: number };
+const rate = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);
+
+async function hourlyRows(db: Database, projectId: string, start: Date, end: Date, baseId?: string) {
+  return db
+    .select({
+      hour: knowledgeStatsHourly.hour,
+      knowledgeBaseId: knowledgeStatsHourly.knowledgeBaseId,
+      questions: knowledgeStatsHourly.questions,
+      hits: knowledgeStatsHourly.hits,
+      noAnswer: knowledgeStatsHourly.noAnswer,
+    })
+    .from(knowledgeStatsHourly)
+    .where(
+      and(
+        eq(knowledgeStatsHourly.projectId, projectId),
+        gte(knowledgeStatsHourly.hour, start),
+        lt(knowledgeStatsHourly.hour, end),
+        baseId ? eq(knowledgeStatsHourly.knowledgeBaseId, baseId) : undefined,
+      ),
+    );
+}
+
+const sum = (rows: Totals[]): Totals =>
+  rows.reduce(
+    (t, r) => ({
+      questions: t.questions + r.questions,
+      hits: t.hits + r.hits,
+      noAnswer: t.noAnswer + r.noAnswer,
+    }),
+    { questions: 0, hits: 0, noAnswer: 0 },
+  );
+
+async function baseNames(db: Database, projectId: string): Promise<Map<string, string>> {
+  const rows = await db
+    .select({ id: knowledgeBases.id, name: knowledgeBases.name })
+    .from(knowledgeBases)
+    .where(eq(knowledgeBases.projectId, projectId));
+  return new Map(rows.map((r) => [r.id, r.name]));
+}
+
+/**
+ * 知识库统计 from the hourly rollups. Without a knowledge base a question asked of an assistant
+ * with several bases counts once per base (the rollup's grain). The call-record list has no
+ * knowledge filter, so a figure's drill is the range's calls (the calls the questions came from
+ * are among them), and a rate has none.
+ */
+export async function knowledgeReport(
+  db: Database,
+  projectId: string,
+  query: KnowledgeReportQuery,
+): Promise<KnowledgeReport> {
+  const { start, end, previousStart, granularity } = knowledgeRange(query);
+  const baseId = query.knowledgeBaseId;
+  const [current, previous, names] = await Promise.all([
+    hourlyRows(db, projectId, start, end, baseId),
+    hourlyRows(db, projectId, previousStart, start, baseId),
+    baseNames(db, projectId),
+  ]);
+  const now = sum(current);
+  const before = sum(previous);
+  const drill = rangeDrill(start, end);
+  const figure = (value: number, prev: number, withDrill: boolean): ReportFigure => ({
+    value,
+    previous: prev,
+    drill: withDrill ? drill : null,
+  });
+
+  const byBase = new Map<string, Totals[]>();
+  for (const r of current) byBase.set(r.knowledgeBaseId, [...(byBase.get(r.knowledgeBaseId) ?? []), r]);
+  const byKnowledgeBase = [...byBase]
+    .map(([id, rows]) => {
+      const t = sum(rows);
+      return {
+        key: id,
+        label: names.get(id) ?? '已删除的知识库',
+        values: {
+          questions: t.questions,
+          hits: t.hits,
+          noAnswer: t.noAnswer,
+          hitRate: rate(t.hits, t.questions),
+          noAnswerRate: rate(t.noAnswer, t.questions),
+        },
+        drill,
+      };
+    })
+    .sort((a, b) => b.values.questions - a.values.questions || a.key.localeCompare(b.key));
+
+  const step = granularity === 'hour' ? HOUR_MS : DAY_MS;
+  const bucketOf = (at: Date) =>
+    granularity === 'hour'
+      ? Math.floor(at.getTime() / HOUR_MS) * HOUR_MS
+      : Date.parse(`${chinaDay(at)}T00:00:00+08:00`);
+  const buckets = new Map<number, Totals[]>();
+  for (const r of current) {
+    const key = bucketOf(r.hour);
+    buckets.set(key, [...(buckets.get(key) ?? []), r]);
+  }
+  const points: ReportPoint[] = [];
+  for (let at = start.getTime(); at < end.getTime(); at += step) {
+    const t = sum(buckets.get(at) ?? []);
+    points.push({
+      at: new Date(at).toISOString(),
+      values: { ...t, hitRate: rate(t.hits, t.questions), noAnswerRate: rate(t.noAnswer, t.questions) },
+    });
+  }
+
+  return {
+    figures: {
+      questions: figure(now.questions, before.questions, true),
+      hitRate: figure(rate(now.hits, now.questions), rate(before.hits, before.questions), false),
+      noAnswerRate: figure(rate(now.noAnswer, now.questions), rate(before.noAnswer, before.questions), false),
+    },
+    byKnowledgeBase,
+    trend: { granularity, points },
+    topSegments: await topSegments(db, projectId, start, end, baseId),
+  };
+}
+
+/** The segments replies used most in the range, as the turns recorded them. */
+async function topSegments(db: Database, projectId: string, start: Date, end: Date, baseId?: string) {
+  const result = await db.execute(sql`
+    select s->>'id' as id, s->>'knowledgeBaseId' as base, max(s->>'documentName') as document,
+           max(s->>'content') as content, count(*)::int as hits
+    from call_turns t
+    join calls c on c.id = t.call_id
+    cross join lateral jsonb_array_elements(
+      case when jsonb_typeof(t.segments) = 'array' then t.segments else '[]'::jsonb end
+    ) as s
+    where c.project_id = ${projectId} and c.started_at >= ${start.toISOString()}::timestamptz
+      and c.started_at < ${end.toISOString()}::timestamptz and t.speaker = 'assistant'
+      ${baseId ? sql`and s->>'knowledgeBaseId' = ${baseId}` : sql``}
+    group by 1, 2
+    order by hits desc, id
+    limit 10`);
+  type Row = { id: string; base: string; document: string; content: string; hits: number };
+  return rowsOf<Row>(result).map((r) => ({
+    segmentId: r.id,
+    knowledgeBaseId: r.base,
+    documentName: r.document,
+    content: r.content,
+    hits: Number(r.hits),
+  }));
+}
+
+type GapRow = {
+  callId: string;
+  turnIndex: number;
+  knowledgeBaseId: string;
+  question: string;
+  askedAt: Date;
+  assistantId: string | null;
+  assistantVersion: number | null;
+};
+
+/**
+ * 知识缺口: the unanswered questions of the range grouped into topics per knowledge base (most
+ * asked first). Before a topic is listed its representative question goes through the base's
+ * retrieval as it is now: if a segment clears the threshold the calls ran with, the gap has been
+ * filled and the topic is left out; otherwise the best segment, if it is a pair, is the suggestion.
+ */
+export async function listKnowledgeGaps(
+  db: Database,
+  projectId: string,
+  query: Pick<KnowledgeReportQuery, 'from' | 'to' | 'knowledgeBaseId'>,
+  embedder?: Embedder,
+): Promise<{ topics: KnowledgeGapTopic[]; total: number }> {
+  const { start, end } = knowledgeRange({ ...query, granularity: 'day' });
+  const rows: GapRow[] = await db
+    .select({
+      callId: knowledgeGaps.callId,
+      turnIndex: knowledgeGaps.turnIndex,
+      knowledgeBaseId: knowledgeGaps.knowledgeBaseId,
+      question: knowledgeGaps.question,
+      askedAt: knowledgeGaps.askedAt,
+      assistantId: calls.assistantId,
+      assistantVersion: calls.assistantVersion,
+    })
+    .from(knowledgeGaps)
+    .innerJoin(calls, eq(calls.id, knowledgeGaps.callId))
+    .innerJoin(knowledgeBases, eq(knowledgeBases.id, knowledgeGaps.knowledgeBaseId))
+    .where(
+      and(
+        eq(knowledgeGaps.projectId, projectId),
+        eq(knowledgeBases.projectId, projectId),
+        gte(knowledgeGaps.hour, start),
+        lt(knowledgeGaps.hour, end),
+        query.knowledgeBaseId ? eq(knowledgeGaps.knowledgeBaseId, query.knowledgeBaseId) : undefined,
+      ),
+    )
+    .orderBy(
+      knowledgeGaps.askedAt,
+      knowledgeGaps.callId,
+      knowledgeGaps.turnIndex,
+      knowledgeGaps.knowledgeBaseId,
+    );
+  if (rows.length === 0) return { topics: [], total: 0 };
+  const [settings, names] = await Promise.all([knowledgeSettings(db, rows), baseNames(db, projectId)]);
+
+  const perBase = new Map<string, GapRow[]>();
+  for (const r of rows) perBase.set(r.knowledgeBaseId, [...(perBase.get(r.knowledgeBaseId) ?? []), r]);
+
+  // One retrieval per base and wording in this request, however many topics share it.
+  const searched = new Map<string, Awaited<ReturnType<typeof retrieve>>['segments'][number] | null>();
+  const bestNow = async (baseId: string, question: string) => {
+    const key = `${baseId}\u0000${question}`;
+    if (!searched.has(key)) {
+      const found = await retrieve(db, {
+        projectId,
+        knowledgeBaseIds: [baseId],
+        query: question,
+        topK: 1,
+        embedder,
+      });
+      searched.set(key, found.segments[0] ?? null);
+    }
+    return searched.get(key)!;
+  };
+
+  const topics: KnowledgeGapTopic[] = [];
+  for (const [baseId, gaps] of perBase) {
+    for (const members of groupQuestions(gaps)) {
+      const rep = representative(members);
+      const threshold = Math.max(...members.map((m) => settingOf(settings, m).scoreThreshold));
+      const best = await bestNow(baseId, rep.question);
+      if (best && best.score >= threshold) continue;
+      topics.push({
+        id: `${baseId}:${rep.callId}:${rep.turnIndex}`,
+        knowledgeBaseId: baseId,
+        knowledgeBaseName: names.get(baseId) ?? '',
+        question: rep.question,
+        count: members.length,
+        examples: [...members]
+          .sort((a, b) => b.askedAt.getTime() - a.askedAt.getTime())
+          .slice(0, MAX_EXAMPLES)
+          .map((m) => ({
+            callId: m.callId,
+            turnIndex: m.turnIndex,
+            question: m.question,
+            askedAt: m.askedAt.toISOString(),
+          })),
+        suggestedPair:
+          best && best.question !== null && best.score > 0
+            ? { documentId: best.documentId, segmentId: best.id, question: best.question, score: best.score }
+            : null,
+      });
+    }
+  }
+  topics.sort(
+    (a, b) =>
+      b.count - a.count || a.knowledgeBaseName.localeCompare(b.knowledgeBaseName) || a.id.localeCompare(b.id),
+  );
+  return { topics: topics.slice(0, MAX_TOPICS), total: topics.length };
+}
+
+/**
+ * 添加为相似问 / 新建问答对: through the knowledge service's own writes (same validation, search
+ * terms rebuilt at once), so the next retrieval of the question finds the pair.
+ */
+export async function resolveKnowledgeGap(
+  db: Database,
+  projectId: string,
+  body: KnowledgeGapResolveRequest,
+  embedder?: Embedder,
+): Promise<KnowledgeGapResolveResult> {
+  if (body.as === 'pair') {
+    const pair = await addPair(db, projectId, body.knowledgeBaseId, body, embedder);
+    return { segmentId: pair.id, knowledgeBaseId: body.knowledgeBaseId };
+  }
+  const segmentId = body.segmentId ?? body.documentId;
+  const [pair] = await db
+    .select({
+      id: knowledgeSegments.id,
+      knowledgeBaseId: knowledgeSegments.knowledgeBaseId,
+      documentId: knowledgeSegments.documentId,
+      question: knowledgeSegments.question,
+      similarQuestions: knowledgeSegments.similarQuestions,
+    })
+    .from(knowledgeSegments)
+    .where(and(eq(knowledgeSegments.id, segmentId), eq(knowledgeSegments.projectId, projectId)));
+  if (!pair || (body.segmentId && pair.documentId !== body.documentId)) throw notFound('问答对不存在');
+  if (pair.question === null) throw badRequest('字段 documentId：只有问答对可以添加相似问，这是文本分段');
+  const checked = knowledgeSegmentUpdateRequest.safeParse({
+    similarQuestions: [...pair.similarQuestions, body.question],
+  });
+  if (!checked.success)
+    throw badRequest(`字段 question：${checked.error.issues[0]?.message ?? '相似问无效'}`);
+  await updateSegment(
+    db,
+    projectId,
+    pair.knowledgeBaseId,
+    pair.id,
+    { similarQuestions: checked.data.similarQuestions },
+    embedder,
+  );
+  return { segmentId: pair.id, knowledgeBaseId: pair.knowledgeBaseId };
+}
+
+/** 导出: the figures, the knowledge bases and the gap topics, one table with a section column. */
+export async function exportKnowledgeReport(
+  db: Database,
+  projectId: string,
+  query: KnowledgeReportQuery,
+  format: 'csv' | 'xlsx',
+  embedder?: Embedder,
+): Promise<DownloadFile> {
+  const report = await knowledgeReport(db, projectId, query);
+  const gaps = await listKnowledgeGaps(db, projectId, query, embedder);
+  const pct = (n: number) => `${(n * 100).toFixed(1)}%`;
+  const f = report.figures;
+  const rows: (string | number)[][] = [
+    ['指标', '提问数', f.questions.value, f.questions.previous, ''],
+    ['指标', '命中率', pct(f.hitRate.value), pct(f.hitRate.previous), ''],
+    ['指标', '未回答率', pct(f.noAnswerRate.value), pct(f.noAnswerRate.previous), ''],
+    ...report.byKnowledgeBase.map((r) => [
+      '知识库',
+      r.label,
+      r.values.questions ?? 0,
+      r.values.hits ?? 0,
+      r.values.noAnswer ?? 0,
+    ]),
+    ...gaps.topics.map((t) => [
+      '知识缺口',
+      t.question,
+      t.count,
+      t.knowledgeBaseName,
+      t.suggestedPair ? `${t.suggestedPair.question}（${t.suggestedPair.score.toFixed(2)}）` : '',
+    ]),
+  ];
+  const header = [
+    '类别',
+    '名称',
+    '数值（本期 / 提问数 / 次数）',
+    '上期 / 命中数 / 知识库',
+    '未回答数 / 建议问答对',
+  ];
+  const fileName = `知识库统计_${query.from}_${query.to}.${format}`;
+  if (format === 'csv') return { fileName, contentType: CSV_CONTENT_TYPE, body: csvFile(header, rows) };
+  const body = await xlsxFile(
+    '知识库统计',
+    header.map((h, i) => ({ header: h, width: i === 1 ? 40 : 20 })),
+    rows,
+  );
+  return { fileName, contentType: XLSX_CONTENT_TYPE, body };
+}
