@@ -134,4 +134,40 @@ describe('呼入统计', () => {
     await waitFor(() => expect(reportParams()).toHaveLength(1));
     expect(await screen.findByText('呼入总量')).toBeTruthy();
   });
+
+  const pickRange = (from: string, to: string) => {
+    const [start, end] = screen.getAllByPlaceholderText(/日期/) as HTMLElement[];
+    for (const [input, value] of [
+      [start, from],
+      [end, to],
+    ] as const) {
+      fireEvent.mouseDown(input as HTMLElement);
+      fireEvent.click(input as HTMLElement);
+      fireEvent.change(input as HTMLElement, { target: { value } });
+      fireEvent.keyDown(input as HTMLElement, { key: 'Enter' });
+    }
+  };
+
+  it('takes a custom range from the picker into the URL and the request', async () => {
+    server = serveReports({ [`GET ${CALLIN}`]: ok(makeCallinReport()) });
+    const router = renderApp('/data-report/callin?from=2026-11-18&to=2026-11-24');
+    await screen.findByText('呼入总量', undefined, { timeout: 15_000 });
+
+    pickRange('2026-10-01', '2026-10-15');
+    await waitFor(() =>
+      expect(reportParams().at(-1)).toMatchObject({ from: '2026-10-01', to: '2026-10-15' }),
+    );
+    expect(new URLSearchParams(router.state.location.search).get('to')).toBe('2026-10-15');
+  });
+
+  it('refuses a custom range longer than a year with a message, asking nothing', async () => {
+    server = serveReports({ [`GET ${CALLIN}`]: ok(makeCallinReport()) });
+    const router = renderApp('/data-report/callin?from=2026-11-18&to=2026-11-24');
+    await screen.findByText('呼入总量', undefined, { timeout: 15_000 });
+
+    pickRange('2024-01-01', '2025-06-30');
+    expect(await screen.findByText('日期范围不能超过 366 天')).toBeTruthy();
+    expect(reportParams()).toHaveLength(1);
+    expect(new URLSearchParams(router.state.location.search).get('from')).toBe('2026-11-18');
+  });
 });

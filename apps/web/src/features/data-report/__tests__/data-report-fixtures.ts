@@ -238,7 +238,13 @@ export function makeGapTopic(overrides: Partial<KnowledgeGapTopic> = {}): Knowle
     question: '可以分期付款吗',
     count: 6,
     examples: [{ callId: 'c1', turnIndex: 3, question: '你们能分期吗', askedAt: '2026-11-20T02:00:00.000Z' }],
-    suggestedPair: { documentId: 'd7', question: '怎么付款', score: 0.62 },
+    // segmentId: the knowledge report's part adds it to the contract (the pair within its document).
+    suggestedPair: {
+      documentId: 'd7',
+      segmentId: 's9',
+      question: '怎么付款',
+      score: 0.62,
+    } as KnowledgeGapTopic['suggestedPair'],
     ...overrides,
   };
 }

@@ -68,7 +68,7 @@ describe('知识库统计', () => {
 
     await waitFor(() =>
       expect(resolved).toEqual([
-        { as: 'similar', topicId: 'c1:3', documentId: 'd7', question: '能不能分期付款' },
+        { as: 'similar', topicId: 'c1:3', documentId: 'd7', segmentId: 's9', question: '能不能分期付款' },
       ]),
     );
     await waitFor(() => expect(screen.queryByText('可以分期付款吗')).toBeNull());

@@ -32,6 +32,9 @@ export function KnowledgeGapDialog({
 
   const submit = (values: Values) => {
     if (!dialog || !topic) return;
+    // The knowledge report's part names the pair inside its document (segmentId); a server
+    // without it reads documentId as the pair.
+    const segmentId = (topic.suggestedPair as { segmentId?: string } | null)?.segmentId;
     const request: KnowledgeGapResolveRequest | null =
       dialog.as === 'similar'
         ? topic.suggestedPair
@@ -39,6 +42,7 @@ export function KnowledgeGapDialog({
               as: 'similar',
               topicId: topic.id,
               documentId: topic.suggestedPair.documentId,
+              ...(segmentId ? { segmentId } : {}),
               question: values.question.trim(),
             }
           : null

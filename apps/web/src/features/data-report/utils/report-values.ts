@@ -12,6 +12,7 @@ export const VALUE_LABELS: Record<string, string> = {
   transferred: '转人工',
   abandonedRinging: '振铃放弃',
   abandonedFlow: '流程中挂断',
+  abandoned: '放弃',
   overLimit: '超出并发',
   answerRate: '接通率',
   avgWaitSeconds: '平均等待',
