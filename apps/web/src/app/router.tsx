@@ -27,7 +27,9 @@ const sectionPages: Record<SectionKey, LazyPage> = {
   knowledge: async () => ({
     Component: (await import('@/features/knowledge/pages/knowledge-section')).KnowledgeSection,
   }),
-  dataReport: async () => ({ Component: (await import('./pages/data-report-page')).DataReportPage }),
+  dataReport: async () => ({
+    Component: (await import('@/features/data-report/pages/data-report-section')).DataReportSection,
+  }),
   sms: async () => ({ Component: (await import('./pages/sms-page')).SmsPage }),
   developerOptions: async () => ({
     Component: (await import('@/features/developer/pages/developer-section')).DeveloperSection,

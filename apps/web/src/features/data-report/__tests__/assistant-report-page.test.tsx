@@ -1,0 +1,49 @@
+import { fireEvent, screen, within } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ok } from '@/test/fake-server';
+import { renderApp } from '@/test/render-route';
+import { makeAssistantReport, makeNumberHealth, REPORTS, serveReports } from './data-report-fixtures';
+
+let server: ReturnType<typeof serveReports> | undefined;
+afterEach(() => {
+  server?.stop();
+  server = undefined;
+});
+
+describe('小助手统计', () => {
+  it('lists assistants expandable to versions, grading agreement, and warns about a number to rest', async () => {
+    server = serveReports({
+      [`GET ${REPORTS}/assistant`]: ok(makeAssistantReport()),
+      [`GET ${REPORTS}/numbers`]: ok(makeNumberHealth()),
+    });
+    renderApp('/data-report/assistant?from=2026-11-18&to=2026-11-24');
+
+    const table = await screen.findByRole('table', { name: '小助手统计' }, { timeout: 15_000 });
+    expect(within(table).getByRole('link', { name: '40' }).getAttribute('href')).toBe(
+      '/call-record/list?assistantId=a1',
+    );
+    expect(within(table).queryByText('版本 2')).toBeNull();
+    fireEvent.click(within(table).getByRole('button', { name: /展开/ }));
+    expect(await within(table).findByText('版本 2')).toBeTruthy();
+
+    const grading = screen.getByRole('table', { name: '评级一致性' });
+    expect(within(grading).getByText('80.0%')).toBeTruthy();
+    expect(within(grading).getByRole('link', { name: '10' }).getAttribute('href')).toBe(
+      '/call-record/list?assistantId=a1&humanGraded=yes',
+    );
+
+    expect(await screen.findByText(/02100000009 接通率明显下降.*建议暂停使用该号码（休息）/)).toBeTruthy();
+    expect(screen.getByRole('table', { name: '外显号码健康度' })).toBeTruthy();
+  });
+
+  it('says what to do before any assistant has called', async () => {
+    server = serveReports({
+      [`GET ${REPORTS}/assistant`]: ok({ ...makeAssistantReport(), rows: [], grading: [] }),
+      [`GET ${REPORTS}/numbers`]: ok({ rows: [] }),
+    });
+    renderApp('/data-report/assistant');
+
+    expect(await screen.findByText(/还没有小助手通话/, undefined, { timeout: 15_000 })).toBeTruthy();
+    expect(await screen.findByText(/所选时间段内没有外呼/)).toBeTruthy();
+  });
+});

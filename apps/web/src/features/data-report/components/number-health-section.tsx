@@ -1,0 +1,112 @@
+import type { NumberHealthRow } from '@callpilot/contracts';
+import { Alert, Table, Tag } from 'antd';
+import { useMemo } from 'react';
+import { useNumberHealth } from '../api/get-number-health';
+import { bucketLabel } from '../utils/report-charts';
+import { percent } from '../utils/report-format';
+import type { ReportQuery } from '../utils/report-range';
+import { ReportChart } from './report-chart';
+import { ReportDrillLink } from './report-drill-link';
+import { ReportEmpty } from './report-empty';
+import { ReportSection } from './report-section';
+
+/**
+ * 外显号码健康度: a caller number whose answer rate falls sharply against its own history is
+ * likely marked as spam by callees' phones; resting it for a while is the usual remedy.
+ */
+export function NumberHealthSection({ projectId, query }: { projectId: string; query: ReportQuery }) {
+  const { data, isPending, isError } = useNumberHealth(projectId, query);
+  const rows = data?.rows ?? [];
+  const option = useMemo(() => {
+    const first = rows[0]?.trend ?? [];
+    return {
+      tooltip: { trigger: 'axis' },
+      legend: { data: rows.map((row) => row.number) },
+      grid: { left: 48, right: 24, top: 36, bottom: 32 },
+      xAxis: { type: 'category', data: first.map((point) => bucketLabel(point.at, 'day')) },
+      yAxis: {
+        type: 'value',
+        max: 1,
+        axisLabel: { formatter: (value: number) => `${Math.round(value * 100)}%` },
+      },
+      series: rows.map((row) => ({
+        name: row.number,
+        type: 'line',
+        connectNulls: false,
+        data: row.trend.map((point) => point.answerRate),
+      })),
+    };
+  }, [rows]);
+  const warned = rows.filter((row) => row.warning);
+
+  return (
+    <ReportSection title="外显号码健康度">
+      {isError ? (
+        <Alert type="error" showIcon title="号码健康度加载失败，请稍后重试。" />
+      ) : isPending ? null : rows.length === 0 ? (
+        <ReportEmpty
+          text="所选时间段内没有外呼：创建外呼任务后，这里会显示每个外显号码的接通情况。"
+          link={{ to: '/call-task/list', label: '去外呼任务' }}
+        />
+      ) : (
+        <div className="flex flex-col gap-3">
+          {warned.map((row) => (
+            <Alert
+              key={row.number}
+              type="warning"
+              showIcon
+              title={`${row.number} 接通率明显下降（${percent(row.answerRate)}，此前 ${
+                row.baselineAnswerRate === null ? '—' : percent(row.baselineAnswerRate)
+              }），可能已被标记为骚扰电话。建议暂停使用该号码（休息）。`}
+            />
+          ))}
+          <ReportChart option={option} label="外显号码接通率趋势图" />
+          <Table<NumberHealthRow>
+            aria-label="外显号码健康度"
+            size="small"
+            rowKey="number"
+            pagination={false}
+            dataSource={rows}
+            columns={[
+              {
+                title: '号码',
+                key: 'number',
+                render: (_, row) => (
+                  <span>
+                    {row.number} {row.warning ? <Tag color="orange">建议休息</Tag> : null}
+                  </span>
+                ),
+              },
+              {
+                title: '外呼量',
+                key: 'calls',
+                align: 'right',
+                render: (_, row) => <ReportDrillLink drill={row.drill}>{row.calls}</ReportDrillLink>,
+              },
+              { title: '接通量', dataIndex: 'answered', key: 'answered', align: 'right' },
+              {
+                title: '接通率',
+                key: 'answerRate',
+                align: 'right',
+                render: (_, row) => percent(row.answerRate),
+              },
+              {
+                title: '近 28 天接通率',
+                key: 'baseline',
+                align: 'right',
+                render: (_, row) => (row.baselineAnswerRate === null ? '—' : percent(row.baselineAnswerRate)),
+              },
+              {
+                title: '短通话占比',
+                key: 'short',
+                align: 'right',
+                render: (_, row) => percent(row.shortAnsweredShare),
+              },
+              { title: '拒接', dataIndex: 'rejected', key: 'rejected', align: 'right' },
+            ]}
+          />
+        </div>
+      )}
+    </ReportSection>
+  );
+}
