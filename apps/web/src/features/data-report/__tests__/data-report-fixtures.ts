@@ -173,6 +173,7 @@ export function makeAssistantReport(): AssistantReport {
     grading: [
       {
         assistantId: 'a1',
+        assistantName: '宽带客户回访',
         version: 2,
         regraded: 10,
         agreed: 8,

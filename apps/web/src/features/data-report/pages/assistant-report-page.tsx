@@ -236,7 +236,7 @@ function GradingSection({
               title: '小助手 / 版本',
               key: 'name',
               render: (_, row) =>
-                `${names.get(row.assistantId) ?? row.assistantId}${row.version === null ? '' : ` 版本 ${row.version}`}`,
+                `${row.assistantName || names.get(row.assistantId) || row.assistantId}${row.version === null ? '' : ` 版本 ${row.version}`}`,
             },
             {
               title: '人工复核',
