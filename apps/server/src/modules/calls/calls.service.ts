@@ -66,6 +66,24 @@ export function toTurn(row: TurnRow): CallTurn {
 /** `%` and `_` in a number are literal, not LIKE wildcards. */
 const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+const yes = (value: 'yes' | 'no', condition: SQL) => (value === 'yes' ? condition : sql`not (${condition})`);
+
+/**
+ * Metric definitions shared by the list filters and the report rollups (modules/reports/rollup.ts),
+ * so a report's drill-down lists exactly the calls it counted.
+ */
+/** Seconds from start to answer, rounded; null when nobody answered (a null never matches a bound). */
+export const waitSecondsSql = sql`round(extract(epoch from (${calls.answeredAt} - ${calls.startedAt})))::int`;
+/** An assistant talked: answered, an assistant on the call (a flow sets it at its assistant node) and a turn. */
+export const assistantTalkedSql = sql`(${calls.answeredAt} is not null and ${calls.assistantId} is not null and ${calls.turnCount} > 0)`;
+/** The project's number on the call: the caller number outbound, the number dialled inbound. */
+export const lineNumberSql = sql`(case when ${calls.direction} = 'outbound' then ${calls.callerNumber} else ${calls.calleeNumber} end)`;
+const lineNumberIs = (number: string) =>
+  or(
+    and(eq(calls.direction, 'outbound'), eq(calls.callerNumber, number)),
+    and(eq(calls.direction, 'inbound'), eq(calls.calleeNumber, number)),
+  ) as SQL;
+
 /** The WHERE of the list, the export and previous/next: one definition, so they always agree. */
 export function callFilterWhere(projectId: string, f: Partial<CallFilters>): SQL {
   const where: (SQL | undefined)[] = [eq(calls.projectId, projectId)];
@@ -90,6 +108,14 @@ export function callFilterWhere(projectId: string, f: Partial<CallFilters>): SQL
   if (f.talkMax !== undefined) where.push(lte(calls.talkSeconds, f.talkMax));
   if (f.tags?.length) where.push(sql`${calls.tags} && ${sql.param(f.tags)}::text[]`);
   if (f.status) where.push(eq(calls.status, f.status));
+  if (f.flowId) where.push(eq(calls.flowId, f.flowId));
+  if (f.lineNumber) where.push(lineNumberIs(f.lineNumber));
+  if (f.answered) where.push(yes(f.answered, sql`${calls.answeredAt} is not null`));
+  if (f.assistantTalked) where.push(yes(f.assistantTalked, assistantTalkedSql));
+  if (f.transferred) where.push(yes(f.transferred, sql`${calls.transferredAt} is not null`));
+  if (f.humanGraded) where.push(yes(f.humanGraded, sql`${calls.humanGrade} is not null`));
+  if (f.waitMin !== undefined) where.push(sql`${waitSecondsSql} >= ${f.waitMin}`);
+  if (f.waitMax !== undefined) where.push(sql`${waitSecondsSql} <= ${f.waitMax}`);
   return and(...where) as SQL;
 }
 
