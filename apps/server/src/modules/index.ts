@@ -18,6 +18,7 @@ import { oidcRoutes } from './oidc/oidc.routes';
 import { opendockRoutes } from './opendock/opendock.routes';
 import { opendockPlatformRoutes } from './opendock/platform/platform.routes';
 import { projectsRoutes } from './projects/projects.routes';
+import { reportsRoutes } from './reports/reports.routes';
 import { speechProvidersRoutes } from './speech-providers/speech-providers.routes';
 import { speechSettingsRoutes } from './speech-settings/speech-settings.routes';
 import { synthesisProvidersRoutes } from './synthesis-providers/synthesis-providers.routes';
@@ -57,4 +58,5 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   opendockPlatformRoutes,
   opendockRoutes,
   webhooksRoutes,
+  reportsRoutes,
 ];

@@ -40,6 +40,7 @@ import { demoMockBaseUrl, ensureDemoFlow } from '../modules/demo/demo-flow';
 import { embedderForProject } from '../modules/knowledge/embedder';
 import { startKnowledgeWorker } from '../modules/knowledge/worker';
 import { DEFAULT_CALLIN_CAP } from '../modules/numbers/numbers.service';
+import { processDirty, RollupWorker } from '../modules/reports/rollup-worker';
 import {
   createVoiceResolver,
   type NamedVoice,
@@ -70,7 +71,6 @@ import {
 import { ensureDemoTasks } from './demo-tasks';
 import { flowHttpFor } from './flow-http';
 import { LiveCalls } from './live-calls';
-import { processDirty, RollupWorker } from '../modules/reports/rollup-worker';
 import { RecordingWorker } from './recording-worker';
 import { type SipRuntime, startSipRuntime } from './sip-runtime';
 import { taskDialer } from './task-dialer';

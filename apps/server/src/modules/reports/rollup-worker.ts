@@ -64,7 +64,10 @@ export class RollupWorker {
       try {
         do {
           this.again = false;
-          while (!this.stopped && (await processDirty(this.db, this.options.debounceMs ?? DEBOUNCE_MS, BATCH)) > 0);
+          while (
+            !this.stopped &&
+            (await processDirty(this.db, this.options.debounceMs ?? DEBOUNCE_MS, BATCH)) > 0
+          );
         } while (this.again && !this.stopped);
       } catch (err) {
         this.options.log?.warn({ err }, 'report rollup failed');
@@ -82,7 +85,11 @@ export class RollupWorker {
  * transaction that holds its mark's row lock (a mark made meanwhile waits, then marks again).
  * Returns how many it did. Tests call it with debounce 0 to settle the rollups.
  */
-export async function processDirty(db: Database, debounceMs = 0, limit = Number.POSITIVE_INFINITY): Promise<number> {
+export async function processDirty(
+  db: Database,
+  debounceMs = 0,
+  limit = Number.POSITIVE_INFINITY,
+): Promise<number> {
   let done = 0;
   while (done < limit) {
     const did = await db.transaction(async (tx) => {

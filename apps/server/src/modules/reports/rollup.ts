@@ -1,6 +1,12 @@
 import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { callStatsHistogram, callStatsHourly, calls, knowledgeGaps, knowledgeStatsHourly } from '../../db/schema';
+import {
+  callStatsHistogram,
+  callStatsHourly,
+  calls,
+  knowledgeGaps,
+  knowledgeStatsHourly,
+} from '../../db/schema';
 import { assistantTalkedSql, lineNumberSql, waitSecondsSql } from '../calls/calls.service';
 import { recomputeHistograms } from './rollup-histograms';
 import { recomputeKnowledgeHour } from './rollup-knowledge';
