@@ -22,7 +22,77 @@ export type CallFilters = {
   tags: string[];
   sort?: CallSortField;
   order?: SortOrder;
+  /**
+   * Filters the bar has no control for, arriving from a report's drill-down (数据统计): shown as
+   * chips above the list, kept by a new search, cleared one by one or all at once.
+   */
+  drill?: DrillFilters;
 };
+
+/** The list filters only a report's drill-down sets (the server's names and values). */
+export const DRILL_FILTER_KEYS = [
+  'status',
+  'taskId',
+  'flowId',
+  'lineNumber',
+  'answered',
+  'assistantTalked',
+  'transferred',
+  'humanGraded',
+  'waitMin',
+  'waitMax',
+] as const;
+export type DrillFilterKey = (typeof DRILL_FILTER_KEYS)[number];
+export type DrillFilters = Partial<Record<DrillFilterKey, string>>;
+
+const YES_NO: Record<string, string> = { yes: '是', no: '否' };
+const STATUS_LABELS: Record<string, string> = { ringing: '振铃中', in_progress: '通话中', ended: '已结束' };
+
+/** The chip of a drill-down filter: its name and value in words. */
+export function drillFilterLabel(key: DrillFilterKey, value: string): string {
+  switch (key) {
+    case 'status':
+      return `状态：${STATUS_LABELS[value] ?? value}`;
+    case 'taskId':
+      return '指定任务';
+    case 'flowId':
+      return '指定流程';
+    case 'lineNumber':
+      return `线路号码：${value}`;
+    case 'answered':
+      return `已接通：${YES_NO[value] ?? value}`;
+    case 'assistantTalked':
+      return `小助手接待：${YES_NO[value] ?? value}`;
+    case 'transferred':
+      return `转人工：${YES_NO[value] ?? value}`;
+    case 'humanGraded':
+      return `人工复核：${YES_NO[value] ?? value}`;
+    case 'waitMin':
+      return `等待 ≥ ${value} 秒`;
+    case 'waitMax':
+      return `等待 ≤ ${value} 秒`;
+  }
+}
+
+/** A drill-down value the server would accept, so a hand-edited URL cannot break the list. */
+function validDrillValue(key: DrillFilterKey, value: string): boolean {
+  switch (key) {
+    case 'status':
+      return value in STATUS_LABELS;
+    case 'answered':
+    case 'assistantTalked':
+    case 'transferred':
+    case 'humanGraded':
+      return value in YES_NO;
+    case 'waitMin':
+    case 'waitMax':
+      return wholeSeconds(value) !== undefined;
+    case 'lineNumber':
+      return /^[0-9+\-*#]{1,32}$/.test(value);
+    default:
+      return /^[\w-]{1,64}$/.test(value);
+  }
+}
 
 export const CALL_PAGE_SIZE = 20;
 
@@ -71,6 +141,10 @@ export function toCallQuery(filters: CallFilters): Record<string, string> {
   if (filters.talkMax !== undefined) query.talkMax = String(filters.talkMax);
   if (filters.sort) query.sort = filters.sort;
   if (filters.order) query.order = filters.order;
+  for (const key of DRILL_FILTER_KEYS) {
+    const value = filters.drill?.[key];
+    if (value) query[key] = value;
+  }
   return query;
 }
 
@@ -91,6 +165,11 @@ export function callFiltersFromQuery(params: URLSearchParams): CallFilters {
   const talkMax = wholeSeconds(params.get('talkMax'));
   const sort = params.get('sort');
   const order = params.get('order');
+  const drill: DrillFilters = {};
+  for (const key of DRILL_FILTER_KEYS) {
+    const value = params.get(key);
+    if (value && validDrillValue(key, value)) drill[key] = value;
+  }
   return {
     ...(from && to ? { range: { from, to } } : {}),
     ...(direction === 'inbound' || direction === 'outbound' ? { direction } : {}),
@@ -103,5 +182,12 @@ export function callFiltersFromQuery(params: URLSearchParams): CallFilters {
     ...(talkMax !== undefined ? { talkMax } : {}),
     ...(sort === 'startedAt' || sort === 'talkSeconds' || sort === 'turnCount' ? { sort } : {}),
     ...(order === 'asc' || order === 'desc' ? { order } : {}),
+    ...(Object.keys(drill).length > 0 ? { drill } : {}),
   };
 }
+
+/** Whether a URL's query carries list filters (a report's drill-down link), rather than being empty. */
+export const hasCallFilterQuery = (params: URLSearchParams) =>
+  ['from', 'to', 'direction', 'endReason', 'intentGrade', 'assistantId', 'number', ...DRILL_FILTER_KEYS].some(
+    (key) => params.has(key),
+  );
