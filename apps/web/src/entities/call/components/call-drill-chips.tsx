@@ -19,7 +19,7 @@ export function CallDrillChips({
     onChange(Object.keys(rest).length > 0 ? rest : undefined);
   };
   return (
-    <div className="flex flex-wrap items-center gap-2" aria-label="报表筛选条件">
+    <section className="flex flex-wrap items-center gap-2" aria-label="报表筛选条件">
       <span className="text-sm text-gray-500">报表筛选：</span>
       {applied.map((key) => (
         <Tag
@@ -36,6 +36,6 @@ export function CallDrillChips({
       <Button type="link" size="small" onClick={() => onChange(undefined)}>
         清除
       </Button>
-    </div>
+    </section>
   );
 }
