@@ -273,6 +273,32 @@ describe('inbound report', () => {
   });
 });
 
+describe('call list drill-down filters', () => {
+  const base = { from: cn('2026-11-02 00:00:00').toISOString(), to: cn('2026-11-03 23:59:59').toISOString() };
+
+  it('match the project number by direction and the yes/no facts', async () => {
+    // 4001 is the number dialled inbound and the caller number of the outbound call.
+    expect(await listTotal({ ...base, lineNumber: '4001' })).toBe(5);
+    expect(await listTotal({ ...base, lineNumber: '4001', direction: 'outbound' })).toBe(1);
+    expect(await listTotal({ ...base, flowId })).toBe(2);
+    expect(await listTotal({ ...base, transferred: 'no', answered: 'yes' })).toBe(2);
+    expect(await listTotal({ ...base, humanGraded: 'yes' })).toBe(0);
+    expect(await listTotal({ ...base, waitMin: '5', waitMax: '12' })).toBe(2);
+  });
+
+  it('refuse values they do not know, naming the field', async () => {
+    for (const [query, message] of [
+      ['answered=maybe', '是否接通须为 yes 或 no'],
+      ['waitMin=9&waitMax=3', '最长等待时长不能小于最短等待时长'],
+      ['lineNumber=abc', '线路号码只能包含数字'],
+    ]) {
+      const res = await t.app.inject({ url: `/api/project/${a.projectId}/calls?${query}`, headers: owner });
+      expect(res.statusCode, query).toBe(400);
+      expect(res.json().message, query).toContain(message);
+    }
+  });
+});
+
 describe('rollups', () => {
   const snapshot = () =>
     t.db

@@ -22,6 +22,7 @@ export interface RollupWorkerOptions {
  */
 export class RollupWorker {
   private timer: NodeJS.Timeout | null = null;
+  private dueAt = 0;
   private running: Promise<void> | null = null;
   private again = false;
   private stopped = true;
@@ -49,9 +50,16 @@ export class RollupWorker {
     await this.running;
   }
 
+  /** Runs in `ms` unless a run is already due sooner: a steady stream of marks must not starve it. */
   private schedule(ms: number) {
+    const due = Date.now() + ms;
+    if (this.timer && this.dueAt <= due) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.kick(), ms);
+    this.dueAt = due;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.kick();
+    }, ms);
     this.timer.unref();
   }
 
