@@ -6,7 +6,7 @@ import { createTestApp, loginAs, seedUser } from '../../../test/helpers';
 import { assistants, callFlows, callStatsDirty, callStatsHourly, calls } from '../../db/schema';
 import { CallEventHub } from '../calls/call-events';
 import { CallRepository } from '../calls/call-repository';
-import { markAllHours, markMissingHours, processDirty } from './rollup-worker';
+import { markAllHours, markMissingHours, processDirty, RollupWorker } from './rollup-worker';
 
 /** 呼入统计 over a small known set of calls inserted directly, and the rollups behind it. */
 
@@ -355,6 +355,46 @@ describe('rollups', () => {
     expect(r.figures.avgTalkSeconds.value).toBe(30);
     await t.db.delete(calls).where(eq(calls.id, id));
     await markAllHours(t.db, a.projectId);
+    await processDirty(t.db);
+  });
+
+  it('are recomputed by the worker when the repository wakes it', async () => {
+    const worker = new RollupWorker(t.db, { debounceMs: 0, pollMs: 60_000 });
+    const repository = new CallRepository(t.db, new CallEventHub(), {
+      owner: 'rollup-worker-test',
+      singleProcess: true,
+      onStatsDirty: () => worker.wake(),
+    });
+    await worker.start();
+    try {
+      const startedAt = cn('2026-11-06 08:30:00');
+      const id = randomUUID();
+      await repository.create({
+        id,
+        projectId: a.projectId,
+        direction: 'inbound',
+        callerNumber: '13800000000',
+        calleeNumber: '4003',
+        assistantId: null,
+        assistantName: '',
+        assistantVersion: null,
+        startedAt,
+      });
+      await repository.end(a.projectId, id, {
+        endReason: 'no_answer',
+        hangupBy: 'system',
+        endedAt: plus(startedAt, 20),
+      });
+      await expect
+        .poll(async () => (await report('from=2026-11-06&to=2026-11-06')).figures.abandonedRinging.value, {
+          timeout: 5000,
+        })
+        .toBe(1);
+      await t.db.delete(calls).where(eq(calls.id, id));
+      await markAllHours(t.db, a.projectId);
+    } finally {
+      await worker.stop();
+    }
     await processDirty(t.db);
   });
 });
