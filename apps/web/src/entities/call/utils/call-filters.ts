@@ -156,8 +156,7 @@ const wholeSeconds = (value: string | null) =>
 /** Reads filters back from a URL's query (what toCallQuery wrote); unknown keys are ignored. */
 export function callFiltersFromQuery(params: URLSearchParams): CallFilters {
   const list = (key: (typeof LISTS)[number]) => (params.get(key) ?? '').split(',').filter(Boolean);
-  const from = params.get('from');
-  const to = params.get('to');
+  const range = queryRange(params);
   const direction = params.get('direction');
   const assistantId = params.get('assistantId');
   const number = params.get('number');
@@ -171,7 +170,7 @@ export function callFiltersFromQuery(params: URLSearchParams): CallFilters {
     if (value && validDrillValue(key, value)) drill[key] = value;
   }
   return {
-    ...(from && to ? { range: { from, to } } : {}),
+    ...(range ? { range } : {}),
     ...(direction === 'inbound' || direction === 'outbound' ? { direction } : {}),
     endReason: list('endReason') as EndReason[],
     intentGrade: list('intentGrade') as GradeFilter[],
@@ -186,8 +185,16 @@ export function callFiltersFromQuery(params: URLSearchParams): CallFilters {
   };
 }
 
-/** Whether a URL's query carries list filters (a report's drill-down link), rather than being empty. */
+/** A time range from a URL: both ends, as dates (`from=menu` is where a page was opened from). */
+function queryRange(params: URLSearchParams): CachedDateRange | null {
+  const from = params.get('from');
+  const to = params.get('to');
+  return from && to && !Number.isNaN(Date.parse(from)) && !Number.isNaN(Date.parse(to)) ? { from, to } : null;
+}
+
+/** Whether a URL's query carries list filters (a report's drill-down link), not only navigation state. */
 export const hasCallFilterQuery = (params: URLSearchParams) =>
-  ['from', 'to', 'direction', 'endReason', 'intentGrade', 'assistantId', 'number', ...DRILL_FILTER_KEYS].some(
-    (key) => params.has(key),
+  queryRange(params) !== null ||
+  ['direction', 'endReason', 'intentGrade', 'assistantId', 'number', ...DRILL_FILTER_KEYS].some((key) =>
+    params.has(key),
   );
