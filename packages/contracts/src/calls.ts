@@ -274,8 +274,10 @@ export const callFilterFields = z.object({
     .optional(),
   /** Answered (has an answer time) or not. */
   answered: yesNo('是否接通'),
-  /** An assistant talked: answered, an assistant on the call and at least one turn. */
+  /** An assistant talked: answered by an assistant that took a turn, or a flow call that reached an assistant node. */
   assistantTalked: yesNo('小助手是否接待'),
+  /** Who hung up. */
+  hangupBy: hangupBy.optional(),
   /** Transferred to a person. */
   transferred: yesNo('是否转人工'),
   /** A person re-graded the call (人工复核). */

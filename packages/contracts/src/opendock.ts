@@ -137,6 +137,7 @@ export const openCallListQuery = callFilterFields
     flowId: true,
     lineNumber: true,
     answered: true,
+    hangupBy: true,
     assistantTalked: true,
     transferred: true,
     humanGraded: true,

@@ -74,8 +74,12 @@ const yes = (value: 'yes' | 'no', condition: SQL) => (value === 'yes' ? conditio
  */
 /** Seconds from start to answer, rounded; null when nobody answered (a null never matches a bound). */
 export const waitSecondsSql = sql`round(extract(epoch from (${calls.answeredAt} - ${calls.startedAt})))::int`;
-/** An assistant talked: answered, an assistant on the call (a flow sets it at its assistant node) and a turn. */
-export const assistantTalkedSql = sql`(${calls.answeredAt} is not null and ${calls.assistantId} is not null and ${calls.turnCount} > 0)`;
+/**
+ * An assistant talked (小助手接待): answered, and either a call answered by an assistant with at
+ * least one turn, or a flow call that reached an assistant node. A flow call keeps assistant_id
+ * null (its own prompts are 'assistant' turns too), so its path is what tells.
+ */
+export const assistantTalkedSql = sql`(${calls.answeredAt} is not null and ((${calls.assistantId} is not null and ${calls.turnCount} > 0) or ${calls.flowPath} @> '[{"nodeType":"assistant"}]'::jsonb))`;
 /** The project's number on the call: the caller number outbound, the number dialled inbound. */
 export const lineNumberSql = sql`(case when ${calls.direction} = 'outbound' then ${calls.callerNumber} else ${calls.calleeNumber} end)`;
 const lineNumberIs = (number: string) =>
@@ -109,6 +113,7 @@ export function callFilterWhere(projectId: string, f: Partial<CallFilters>): SQL
   if (f.tags?.length) where.push(sql`${calls.tags} && ${sql.param(f.tags)}::text[]`);
   if (f.status) where.push(eq(calls.status, f.status));
   if (f.flowId) where.push(eq(calls.flowId, f.flowId));
+  if (f.hangupBy) where.push(eq(calls.hangupBy, f.hangupBy));
   if (f.lineNumber) where.push(lineNumberIs(f.lineNumber));
   if (f.answered) where.push(yes(f.answered, sql`${calls.answeredAt} is not null`));
   if (f.assistantTalked) where.push(yes(f.assistantTalked, assistantTalkedSql));

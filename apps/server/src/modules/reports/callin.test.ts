@@ -23,9 +23,9 @@ const flowId = randomUUID();
 /** A China-time instant: '2026-11-02 09:00:00' → Date. */
 const cn = (text: string) => new Date(`${text.replace(' ', 'T')}+08:00`);
 const plus = (at: Date, seconds: number) => new Date(at.getTime() + seconds * 1000);
-const step = (nodeId: string, nodeName: string) => ({
+const step = (nodeId: string, nodeName: string, nodeType = 'play') => ({
   nodeId,
-  nodeType: 'play',
+  nodeType,
   nodeName,
   atMs: 0,
   durationMs: 0,
@@ -75,6 +75,14 @@ beforeAll(async () => {
       talkSeconds: 8,
       flowPath: [step('start', '开始'), step('menu', '主菜单')],
     }),
+    // The flow answered in 1 s, played the bill and hung up itself: served, not abandoned.
+    answeredCall(p, cn('2026-11-02 09:20:00'), 1, {
+      flowId,
+      turnCount: 2,
+      talkSeconds: 15,
+      hangupBy: 'assistant',
+      flowPath: [step('start', '开始'), step('menu', '主菜单'), step('billing', '账单')],
+    }),
     // The last second of Monday, China time: hung up while ringing.
     call(p, cn('2026-11-02 23:59:59'), { endReason: 'callee_hangup' }),
     // The first second of Tuesday, China time: refused over the concurrency limit.
@@ -83,17 +91,17 @@ beforeAll(async () => {
       endReason: 'callin_limit',
       hangupBy: 'system',
     }),
-    // Through the flow to the assistant after 12 s, then transferred.
+    // Through the flow to the assistant after 12 s, then transferred. A flow call keeps no
+    // assistant_id: its path's assistant node tells that an assistant talked.
     answeredCall(p, cn('2026-11-03 10:00:00'), 12, {
       calleeNumber: '4002',
       flowId,
-      assistantId,
       turnCount: 3,
       talkSeconds: 30,
       transferredAt: cn('2026-11-03 10:00:40'),
       transferNumber: '13900000000',
       endReason: 'transferred',
-      flowPath: [step('start', '开始'), step('menu', '主菜单'), step('agent', '转小助手')],
+      flowPath: [step('start', '开始'), step('menu', '主菜单'), step('agent', '转小助手', 'assistant')],
     }),
     // The previous period (Sat-Sun before).
     answeredCall(p, cn('2026-11-01 12:00:00'), 1, { assistantId, turnCount: 2, talkSeconds: 20 }),
@@ -143,30 +151,30 @@ describe('inbound report', () => {
     });
     const values = Object.fromEntries(Object.entries(r.figures).map(([k, f]) => [k, f.value]));
     expect(values).toEqual({
-      offered: 5,
-      answered: 3,
+      offered: 6,
+      answered: 4,
       assistantAnswered: 2,
       transferred: 1,
       abandonedRinging: 1,
       abandonedFlow: 1,
       overLimit: 1,
-      answerRate: 0.6,
-      avgWaitSeconds: (2 + 5 + 12) / 3,
+      answerRate: 4 / 6,
+      avgWaitSeconds: (2 + 5 + 12 + 1) / 4,
       maxWaitSeconds: 12,
-      avgTalkSeconds: (60 + 8 + 30) / 3,
+      avgTalkSeconds: (60 + 8 + 30 + 15) / 4,
       maxTalkSeconds: 60,
     });
     expect(r.figures.offered.previous).toBe(1);
     expect(r.figures.answerRate.previous).toBe(1);
     expect(r.figures.overLimit.previous).toBe(0);
-    expect(r.answeredWithin.map((b) => b.count)).toEqual([1, 1, 0, 1, 0]);
+    expect(r.answeredWithin.map((b) => b.count)).toEqual([2, 1, 0, 1, 0]);
   });
 
   it('puts 23:59:59 and 00:00:00 China time on their own days, zero-filled', async () => {
     const daily = await report('from=2026-11-02&to=2026-11-04&granularity=day');
     expect(daily.trend.granularity).toBe('day');
     expect(daily.trend.points.map((p) => [p.at, p.values.offered])).toEqual([
-      ['2026-11-01T16:00:00.000Z', 3],
+      ['2026-11-01T16:00:00.000Z', 4],
       ['2026-11-02T16:00:00.000Z', 2],
       ['2026-11-03T16:00:00.000Z', 1],
     ]);
@@ -180,7 +188,7 @@ describe('inbound report', () => {
     const cell = (weekday: number, hour: number) =>
       hourly.heatmap.find((c) => c.weekday === weekday && c.hour === hour)?.value;
     expect(hourly.heatmap).toHaveLength(168);
-    expect(cell(1, 9)).toBe(2);
+    expect(cell(1, 9)).toBe(3);
     expect(cell(1, 23)).toBe(1);
     expect(cell(2, 0)).toBe(1);
     expect(cell(2, 10)).toBe(1);
@@ -189,19 +197,21 @@ describe('inbound report', () => {
   it('breaks down by number and flow, and funnels the chosen flow', async () => {
     const r = await report('from=2026-11-02&to=2026-11-03');
     expect(r.byNumber.map((row) => [row.key, row.values.offered, row.values.answered])).toEqual([
-      ['4001', 3, 2],
+      ['4001', 4, 3],
       ['4002', 2, 1],
     ]);
     expect(r.byFlow.map((row) => [row.label, row.values.offered, row.values.abandonedFlow])).toEqual([
-      ['客服热线', 2, 1],
+      ['客服热线', 3, 1],
     ]);
     expect(r.flowFunnel).toBeNull();
     const flow = await report(`from=2026-11-02&to=2026-11-03&flowId=${flowId}`);
-    expect(flow.figures.offered.value).toBe(2);
+    expect(flow.figures.offered.value).toBe(3);
+    expect(flow.figures.abandonedFlow.value).toBe(1);
     expect(flow.flowFunnel).toEqual([
-      { nodeId: 'start', label: '开始', calls: 2 },
-      { nodeId: 'menu', label: '主菜单', calls: 2 },
+      { nodeId: 'start', label: '开始', calls: 3 },
+      { nodeId: 'menu', label: '主菜单', calls: 3 },
       { nodeId: 'agent', label: '转小助手', calls: 1 },
+      { nodeId: 'billing', label: '账单', calls: 1 },
     ]);
     const line = await report('from=2026-11-02&to=2026-11-03&lineNumber=4002');
     expect(line.figures.offered.value).toBe(2);
@@ -278,10 +288,11 @@ describe('call list drill-down filters', () => {
 
   it('match the project number by direction and the yes/no facts', async () => {
     // 4001 is the number dialled inbound and the caller number of the outbound call.
-    expect(await listTotal({ ...base, lineNumber: '4001' })).toBe(5);
+    expect(await listTotal({ ...base, lineNumber: '4001' })).toBe(6);
     expect(await listTotal({ ...base, lineNumber: '4001', direction: 'outbound' })).toBe(1);
-    expect(await listTotal({ ...base, flowId })).toBe(2);
-    expect(await listTotal({ ...base, transferred: 'no', answered: 'yes' })).toBe(2);
+    expect(await listTotal({ ...base, flowId })).toBe(3);
+    expect(await listTotal({ ...base, transferred: 'no', answered: 'yes' })).toBe(3);
+    expect(await listTotal({ ...base, hangupBy: 'assistant' })).toBe(1);
     expect(await listTotal({ ...base, humanGraded: 'yes' })).toBe(0);
     expect(await listTotal({ ...base, waitMin: '5', waitMax: '12' })).toBe(2);
   });

@@ -70,7 +70,7 @@ const FIGURE_DRILLS: Record<keyof CallinReport['figures'], ReportDrill> = {
   assistantAnswered: { assistantTalked: 'yes' },
   transferred: { transferred: 'yes' },
   abandonedRinging: { answered: 'no', endReason: NOT_REFUSED },
-  abandonedFlow: { answered: 'yes', assistantTalked: 'no', transferred: 'no' },
+  abandonedFlow: { answered: 'yes', assistantTalked: 'no', transferred: 'no', hangupBy: 'callee' },
   overLimit: { endReason: 'callin_limit' },
   answerRate: {},
   avgWaitSeconds: { answered: 'yes' },

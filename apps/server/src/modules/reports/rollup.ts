@@ -25,15 +25,17 @@ export const hourOf = (at: Date) => new Date(Math.floor(at.getTime() / HOUR_MS) 
  *
  * - calls: every ended call (inbound: every call offered, refused ones included).
  * - answered: answered_at set (the line was picked up, by an assistant or a flow).
- * - assistantAnswered: answered, an assistant on the call and at least one turn (a flow call gets
- *   its assistant_id when it reaches an assistant node). Drill: assistantTalked=yes.
+ * - assistantAnswered: answered, and an assistant talked: a call answered by an assistant with at
+ *   least one turn, or a flow call whose path reached an assistant node (flow calls keep
+ *   assistant_id null, and their prompts are 'assistant' turns too). Drill: assistantTalked=yes.
  * - transferred: transferred_at set. optOut: end_reason 'opt_out'.
  * - abandonedRinging (inbound): not answered and not refused at the limit (end_reason is not
  *   callin_limit): the caller hung up while it rang, or nobody could answer. Drill: answered=no and
  *   every end reason but callin_limit.
- * - abandonedFlow (inbound): answered, but no assistant talked and no transfer: the caller left
- *   the flow (menus, prompts) before anyone served them. Drill: answered=yes, assistantTalked=no,
- *   transferred=no.
+ * - abandonedFlow (inbound): answered, no assistant talked, no transfer, and the caller hung up:
+ *   they left the flow (menus, prompts) before anyone served them (a flow that ended the call
+ *   itself, after playing its answer, served them). Drill: answered=yes, assistantTalked=no,
+ *   transferred=no, hangupBy=callee.
  * - overLimit (inbound): end_reason 'callin_limit' (refused over the project's concurrentCallin).
  * - rejected (outbound): end_reason busy or rejected.
  * - shortAnswered: answered and talked under 10 s.
@@ -64,7 +66,7 @@ export async function recomputeCallStats(tx: RollupTx, projectId: string, hour: 
       ${count(sql`${calls.transferredAt} is not null`)},
       ${count(sql`${calls.endReason} = 'opt_out'`)},
       ${count(sql`${inbound} and ${calls.answeredAt} is null and ${calls.endReason} is distinct from 'callin_limit'`)},
-      ${count(sql`${inbound} and ${answered} and not ${assistantTalkedSql} and ${calls.transferredAt} is null`)},
+      ${count(sql`${inbound} and ${answered} and not ${assistantTalkedSql} and ${calls.transferredAt} is null and ${calls.hangupBy} = 'callee'`)},
       ${count(sql`${calls.endReason} = 'callin_limit'`)},
       ${count(sql`${calls.direction} = 'outbound' and ${calls.endReason} in ('busy', 'rejected')`)},
       ${count(sql`${answered} and ${calls.talkSeconds} < 10`)},

@@ -36,6 +36,7 @@ export const DRILL_FILTER_KEYS = [
   'flowId',
   'lineNumber',
   'answered',
+  'hangupBy',
   'assistantTalked',
   'transferred',
   'humanGraded',
@@ -47,6 +48,7 @@ export type DrillFilters = Partial<Record<DrillFilterKey, string>>;
 
 const YES_NO: Record<string, string> = { yes: '是', no: '否' };
 const STATUS_LABELS: Record<string, string> = { ringing: '振铃中', in_progress: '通话中', ended: '已结束' };
+const HANGUP_LABELS: Record<string, string> = { assistant: '小助手', callee: '客户', system: '系统' };
 
 /** The chip of a drill-down filter: its name and value in words. */
 export function drillFilterLabel(key: DrillFilterKey, value: string): string {
@@ -61,6 +63,8 @@ export function drillFilterLabel(key: DrillFilterKey, value: string): string {
       return `线路号码：${value}`;
     case 'answered':
       return `已接通：${YES_NO[value] ?? value}`;
+    case 'hangupBy':
+      return `挂断方：${HANGUP_LABELS[value] ?? value}`;
     case 'assistantTalked':
       return `小助手接待：${YES_NO[value] ?? value}`;
     case 'transferred':
@@ -79,6 +83,8 @@ function validDrillValue(key: DrillFilterKey, value: string): boolean {
   switch (key) {
     case 'status':
       return value in STATUS_LABELS;
+    case 'hangupBy':
+      return value in HANGUP_LABELS;
     case 'answered':
     case 'assistantTalked':
     case 'transferred':
