@@ -236,6 +236,8 @@ const seconds = (label: string) =>
     .min(0, { error: `${label}不能小于 0` })
     .optional();
 
+const yesNo = (label: string) => z.enum(['yes', 'no'], { error: `${label}须为 yes 或 no` }).optional();
+
 export const callSortField = z.enum(['startedAt', 'talkSeconds', 'turnCount'], { error: '排序字段不支持' });
 
 /**
@@ -260,19 +262,44 @@ export const callFilterFields = z.object({
   talkMax: seconds('最长通话时长'),
   tags: csv(z.string().trim().min(1).max(20, { error: '标签不能超过 20 个字符' })),
   status: callStatus.optional(),
+  // The reports' drill-down filters (数据统计): each figure links to the list with the filters that
+  // reproduce its calls, so the list must express every metric's definition.
+  /** The call flow that answered. */
+  flowId: entityId('流程').optional(),
+  /** The project's number on the call, exact: the caller number outbound, the number dialled inbound. */
+  lineNumber: z
+    .string()
+    .trim()
+    .regex(/^[0-9+\-*#]{1,32}$/, { error: '线路号码只能包含数字、+、-、*、#，最多 32 位' })
+    .optional(),
+  /** Answered (has an answer time) or not. */
+  answered: yesNo('是否接通'),
+  /** An assistant talked: answered by an assistant that took a turn, or a flow call that reached an assistant node. */
+  assistantTalked: yesNo('小助手是否接待'),
+  /** Who hung up. */
+  hangupBy: hangupBy.optional(),
+  /** Transferred to a person. */
+  transferred: yesNo('是否转人工'),
+  /** A person re-graded the call (人工复核). */
+  humanGraded: yesNo('是否人工复核'),
+  /** Seconds from start to answer, rounded, inclusive bounds; answered calls only. */
+  waitMin: seconds('最短等待时长'),
+  waitMax: seconds('最长等待时长'),
   sort: callSortField.default('startedAt'),
   order: z.enum(['asc', 'desc'], { error: '排序方向须为 asc 或 desc' }).default('desc'),
 });
 
 /** The filters' cross-field rules: a time range and a talk-time range must not be reversed. */
 export function checkCallFilterRanges(
-  f: { from?: string; to?: string; talkMin?: number; talkMax?: number },
+  f: { from?: string; to?: string; talkMin?: number; talkMax?: number; waitMin?: number; waitMax?: number },
   ctx: z.RefinementCtx,
 ) {
   if (f.from && f.to && f.from > f.to)
     ctx.addIssue({ code: 'custom', path: ['to'], message: '结束时间不能早于开始时间' });
   if (f.talkMin !== undefined && f.talkMax !== undefined && f.talkMin > f.talkMax)
     ctx.addIssue({ code: 'custom', path: ['talkMax'], message: '最长通话时长不能小于最短通话时长' });
+  if (f.waitMin !== undefined && f.waitMax !== undefined && f.waitMin > f.waitMax)
+    ctx.addIssue({ code: 'custom', path: ['waitMax'], message: '最长等待时长不能小于最短等待时长' });
 }
 
 /** The list's filters; the export and previous/next use the same ones. Lists are comma-separated. */

@@ -131,7 +131,19 @@ export const OPEN_CALL_LIST_MAX = 100;
 const filter = callFilterFields.shape;
 
 export const openCallListQuery = callFilterFields
-  .omit({ sort: true })
+  // The reports' drill-down filters are the console's; the open API keeps its documented set.
+  .omit({
+    sort: true,
+    flowId: true,
+    lineNumber: true,
+    answered: true,
+    hangupBy: true,
+    assistantTalked: true,
+    transferred: true,
+    humanGraded: true,
+    waitMin: true,
+    waitMax: true,
+  })
   .extend({
     from: filter.from.meta({ description: '开始时间不早于（ISO 8601，如 2030-05-01T00:00:00Z）' }),
     to: filter.to.meta({ description: '开始时间不晚于（ISO 8601）' }),

@@ -18,6 +18,7 @@ import { oidcRoutes } from './oidc/oidc.routes';
 import { opendockRoutes } from './opendock/opendock.routes';
 import { opendockPlatformRoutes } from './opendock/platform/platform.routes';
 import { projectsRoutes } from './projects/projects.routes';
+import { callinReportRoutes } from './reports/callin.routes';
 import { knowledgeReportRoutes } from './reports/knowledge.routes';
 import { reportsRoutes } from './reports/reports.routes';
 import { speechProvidersRoutes } from './speech-providers/speech-providers.routes';
@@ -61,4 +62,5 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   webhooksRoutes,
   reportsRoutes,
   knowledgeReportRoutes,
+  callinReportRoutes,
 ];

@@ -40,6 +40,7 @@ import { demoMockBaseUrl, ensureDemoFlow } from '../modules/demo/demo-flow';
 import { embedderForProject } from '../modules/knowledge/embedder';
 import { startKnowledgeWorker } from '../modules/knowledge/worker';
 import { DEFAULT_CALLIN_CAP } from '../modules/numbers/numbers.service';
+import { processDirty, RollupWorker } from '../modules/reports/rollup-worker';
 import {
   createVoiceResolver,
   type NamedVoice,
@@ -151,10 +152,13 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
   outbox.onError = (err, type) => log.warn({ err, type }, 'webhook event not enqueued');
   const publicUrl = env.PUBLIC_BASE_URL ?? env.PUBLIC_URL ?? `http://localhost:${env.PORT}`;
   const hub = new CallEventHub();
+  /** The report rollups, recomputed where the engine runs; an API process only marks hours. */
+  const rollupWorker = new RollupWorker(db, { log });
   const repository = new CallRepository(db, hub, {
     owner: processId,
     singleProcess: database.kind === 'pglite',
     webhooks: new CallWebhooks(outbox, { secret, publicUrl }),
+    onStatsDirty: () => rollupWorker.wake(),
   });
   const recordings: RecordingStore = new LocalRecordingStore(path.join(env.dataDir, 'recordings'));
   const webhookSender = createWebhookSender({ allowPrivate: env.WEBHOOK_ALLOW_PRIVATE });
@@ -860,6 +864,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
         embedderFor: (database, projectId) => embedderForProject(database, secret, projectId),
       });
       void recordingWorker.kick();
+      await rollupWorker.start();
       if (database.kind === 'postgres') {
         // Events enqueued by processes without a dispatcher (ROLE=api) arrive as NOTIFY.
         stopOutboxListener = await database.listen(WEBHOOK_OUTBOX_CHANNEL, () => webhookDispatcher.wake());
@@ -891,6 +896,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
       await knowledgeWorker?.stop();
       await sip?.stop();
       await recordingWorker.stop();
+      await rollupWorker.stop();
       // Last: the calls winding down above still enqueue their events; what is in flight is
       // delivered and recorded, what is not stays pending for the next process.
       await stopOutboxListener?.().catch(onError);
@@ -927,6 +933,9 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
 
     /** The demo project's call tasks, dialled by the real dialer on simulated clocks. */
     ensureDemoTasks: (email: string) => keep(ensureDemoTasks(runtime, db, email)),
+
+    /** Recomputes every marked report hour now, without the debounce (tests and the demo). */
+    settleReports: () => processDirty(db),
 
     /** Mixes pending recordings now (tests and the demo wait on it). */
     drainRecordings: () => recordingWorker.kick(),

@@ -1,7 +1,7 @@
 import type { CallDetail, CallTurn, FlowStep, IntentGrade } from '@callpilot/contracts';
 import { and, desc, eq, inArray, isNull, lt, ne, or, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { calls, callTurns } from '../../db/schema';
+import { callStatsDirty, calls, callTurns } from '../../db/schema';
 import type { CallAnalysisRecord, CallEnd, CallRecorder, NewCallRecord } from '../../engine/call/ports';
 import { badRequest } from '../../lib/errors';
 import type { CallWebhooks } from '../webhooks/event-sources';
@@ -10,6 +10,7 @@ import { type CallRow, findCall, getCallDetail, toSummary } from './calls.servic
 
 /** How long a live call's claim holds without renewal; the registry renews every third of it. */
 export const CALL_LEASE_MS = 30_000;
+const HOUR_MS = 3_600_000;
 
 export interface CallRepositoryOptions {
   /** This process: it owns the leases of the calls it runs. */
@@ -24,6 +25,8 @@ export interface CallRepositoryOptions {
    * and awaited, so an event is in the outbox before the call moves on. None: no events.
    */
   webhooks?: CallWebhooks;
+  /** Told after a call's hour was marked for the report rollups (the rollup worker's wake-up). */
+  onStatsDirty?: () => void;
 }
 
 /**
@@ -40,6 +43,30 @@ export class CallRepository implements CallRecorder {
 
   private publishRows(projectId: string, type: 'started' | 'ended' | 'updated', rows: CallRow[]) {
     for (const row of rows) this.hub.publish(projectId ?? row.projectId, { type, call: toSummary(row) });
+  }
+
+  /**
+   * Marks the hours of these calls for the report rollups (modules/reports/rollup-worker.ts). The
+   * reports count ended calls only, so only the writes that end a call or change an ended call's
+   * figures mark: the end (and the refusal at the inbound limit, the crash close), the analysis and
+   * a human grade. A live call is in no report until it ends; answer, turns, flow steps, tags and
+   * recordings change no figure of an ended call.
+   */
+  private async markStatsDirty(rows: Pick<CallRow, 'projectId' | 'startedAt'>[]) {
+    if (rows.length === 0) return;
+    const marks = new Map<string, { projectId: string; hour: Date }>();
+    for (const row of rows) {
+      const hour = new Date(Math.floor(row.startedAt.getTime() / HOUR_MS) * HOUR_MS);
+      marks.set(`${row.projectId}/${hour.getTime()}`, { projectId: row.projectId, hour });
+    }
+    await this.db
+      .insert(callStatsDirty)
+      .values([...marks.values()])
+      .onConflictDoUpdate({
+        target: [callStatsDirty.projectId, callStatsDirty.hour],
+        set: { markedAt: sql`now()` },
+      });
+    this.options.onStatsDirty?.();
   }
 
   private lease() {
@@ -92,6 +119,7 @@ export class CallRepository implements CallRecorder {
         .returning();
       return { rows: inserted, admitted: ok };
     });
+    if (!admitted) await this.markStatsDirty(rows);
     this.publishRows(call.projectId, admitted ? 'started' : 'ended', rows);
     // A call refused at the limit never started; receivers still learn that it came and ended.
     for (const row of rows) await (admitted ? this.webhooks?.started(row) : this.webhooks?.ended(row));
@@ -147,6 +175,7 @@ export class CallRepository implements CallRecorder {
       })
       .where(eq(calls.id, callId))
       .returning();
+    await this.markStatsDirty(rows);
     this.publishRows(projectId, 'ended', rows);
     for (const row of rows) await this.webhooks?.ended(row);
   }
@@ -165,6 +194,7 @@ export class CallRepository implements CallRecorder {
       })
       .where(eq(calls.id, callId))
       .returning();
+    await this.markStatsDirty(rows);
     this.publishRows(projectId, 'updated', rows);
     for (const row of rows) await this.webhooks?.analyzed(row);
   }
@@ -195,6 +225,7 @@ export class CallRepository implements CallRecorder {
       })
       .where(and(eq(calls.projectId, projectId), eq(calls.id, callId)))
       .returning();
+    await this.markStatsDirty(updated);
     // A grade that changed what counts is analysis receivers act on (CRM follow-ups by grade).
     if (grade !== row.humanGrade) for (const changed of updated) await this.webhooks?.analyzed(changed);
     return this.publishDetail(projectId, callId);
@@ -250,6 +281,7 @@ export class CallRepository implements CallRecorder {
         ),
       )
       .returning();
+    await this.markStatsDirty(rows);
     for (const row of rows) this.publishRows(row.projectId, 'ended', [row]);
     for (const row of rows) await this.webhooks?.ended(row);
     return rows.map((r) => r.id);

@@ -66,6 +66,28 @@ export function toTurn(row: TurnRow): CallTurn {
 /** `%` and `_` in a number are literal, not LIKE wildcards. */
 const likeLiteral = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
+const yes = (value: 'yes' | 'no', condition: SQL) => (value === 'yes' ? condition : sql`not (${condition})`);
+
+/**
+ * Metric definitions shared by the list filters and the report rollups (modules/reports/rollup.ts),
+ * so a report's drill-down lists exactly the calls it counted.
+ */
+/** Seconds from start to answer, rounded; null when nobody answered (a null never matches a bound). */
+export const waitSecondsSql = sql`round(extract(epoch from (${calls.answeredAt} - ${calls.startedAt})))::int`;
+/**
+ * An assistant talked (小助手接待): answered, and either a call answered by an assistant with at
+ * least one turn, or a flow call that reached an assistant node. A flow call keeps assistant_id
+ * null (its own prompts are 'assistant' turns too), so its path is what tells.
+ */
+export const assistantTalkedSql = sql`(${calls.answeredAt} is not null and ((${calls.assistantId} is not null and ${calls.turnCount} > 0) or ${calls.flowPath} @> '[{"nodeType":"assistant"}]'::jsonb))`;
+/** The project's number on the call: the caller number outbound, the number dialled inbound. */
+export const lineNumberSql = sql`(case when ${calls.direction} = 'outbound' then ${calls.callerNumber} else ${calls.calleeNumber} end)`;
+const lineNumberIs = (number: string) =>
+  or(
+    and(eq(calls.direction, 'outbound'), eq(calls.callerNumber, number)),
+    and(eq(calls.direction, 'inbound'), eq(calls.calleeNumber, number)),
+  ) as SQL;
+
 /** The WHERE of the list, the export and previous/next: one definition, so they always agree. */
 export function callFilterWhere(projectId: string, f: Partial<CallFilters>): SQL {
   const where: (SQL | undefined)[] = [eq(calls.projectId, projectId)];
@@ -90,6 +112,15 @@ export function callFilterWhere(projectId: string, f: Partial<CallFilters>): SQL
   if (f.talkMax !== undefined) where.push(lte(calls.talkSeconds, f.talkMax));
   if (f.tags?.length) where.push(sql`${calls.tags} && ${sql.param(f.tags)}::text[]`);
   if (f.status) where.push(eq(calls.status, f.status));
+  if (f.flowId) where.push(eq(calls.flowId, f.flowId));
+  if (f.hangupBy) where.push(eq(calls.hangupBy, f.hangupBy));
+  if (f.lineNumber) where.push(lineNumberIs(f.lineNumber));
+  if (f.answered) where.push(yes(f.answered, sql`${calls.answeredAt} is not null`));
+  if (f.assistantTalked) where.push(yes(f.assistantTalked, assistantTalkedSql));
+  if (f.transferred) where.push(yes(f.transferred, sql`${calls.transferredAt} is not null`));
+  if (f.humanGraded) where.push(yes(f.humanGraded, sql`${calls.humanGrade} is not null`));
+  if (f.waitMin !== undefined) where.push(sql`${waitSecondsSql} >= ${f.waitMin}`);
+  if (f.waitMax !== undefined) where.push(sql`${waitSecondsSql} <= ${f.waitMax}`);
   return and(...where) as SQL;
 }
 

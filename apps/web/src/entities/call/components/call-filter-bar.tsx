@@ -74,6 +74,8 @@ function toFilters(values: FormValues, current: CallFilters): CallFilters {
     ...(typeof values.talkMin === 'number' ? { talkMin: values.talkMin } : {}),
     ...(typeof values.talkMax === 'number' ? { talkMax: values.talkMax } : {}),
     tags: values.tags ?? [],
+    // A report's drill-down filters have no control here: a new search keeps them (chips clear them).
+    ...(current.drill ? { drill: current.drill } : {}),
     // Sorting is the table's, not the filter bar's: a new search keeps it.
     ...(current.sort ? { sort: current.sort } : {}),
     ...(current.order ? { order: current.order } : {}),

@@ -22,7 +22,83 @@ export type CallFilters = {
   tags: string[];
   sort?: CallSortField;
   order?: SortOrder;
+  /**
+   * Filters the bar has no control for, arriving from a report's drill-down (数据统计): shown as
+   * chips above the list, kept by a new search, cleared one by one or all at once.
+   */
+  drill?: DrillFilters;
 };
+
+/** The list filters only a report's drill-down sets (the server's names and values). */
+export const DRILL_FILTER_KEYS = [
+  'status',
+  'taskId',
+  'flowId',
+  'lineNumber',
+  'answered',
+  'hangupBy',
+  'assistantTalked',
+  'transferred',
+  'humanGraded',
+  'waitMin',
+  'waitMax',
+] as const;
+export type DrillFilterKey = (typeof DRILL_FILTER_KEYS)[number];
+export type DrillFilters = Partial<Record<DrillFilterKey, string>>;
+
+const YES_NO: Record<string, string> = { yes: '是', no: '否' };
+const STATUS_LABELS: Record<string, string> = { ringing: '振铃中', in_progress: '通话中', ended: '已结束' };
+const HANGUP_LABELS: Record<string, string> = { assistant: '小助手', callee: '客户', system: '系统' };
+
+/** The chip of a drill-down filter: its name and value in words. */
+export function drillFilterLabel(key: DrillFilterKey, value: string): string {
+  switch (key) {
+    case 'status':
+      return `状态：${STATUS_LABELS[value] ?? value}`;
+    case 'taskId':
+      return '指定任务';
+    case 'flowId':
+      return '指定流程';
+    case 'lineNumber':
+      return `线路号码：${value}`;
+    case 'answered':
+      return `已接通：${YES_NO[value] ?? value}`;
+    case 'hangupBy':
+      return `挂断方：${HANGUP_LABELS[value] ?? value}`;
+    case 'assistantTalked':
+      return `小助手接待：${YES_NO[value] ?? value}`;
+    case 'transferred':
+      return `转人工：${YES_NO[value] ?? value}`;
+    case 'humanGraded':
+      return `人工复核：${YES_NO[value] ?? value}`;
+    case 'waitMin':
+      return `等待 ≥ ${value} 秒`;
+    case 'waitMax':
+      return `等待 ≤ ${value} 秒`;
+  }
+}
+
+/** A drill-down value the server would accept, so a hand-edited URL cannot break the list. */
+function validDrillValue(key: DrillFilterKey, value: string): boolean {
+  switch (key) {
+    case 'status':
+      return value in STATUS_LABELS;
+    case 'hangupBy':
+      return value in HANGUP_LABELS;
+    case 'answered':
+    case 'assistantTalked':
+    case 'transferred':
+    case 'humanGraded':
+      return value in YES_NO;
+    case 'waitMin':
+    case 'waitMax':
+      return wholeSeconds(value) !== undefined;
+    case 'lineNumber':
+      return /^[0-9+\-*#]{1,32}$/.test(value);
+    default:
+      return /^[\w-]{1,64}$/.test(value);
+  }
+}
 
 export const CALL_PAGE_SIZE = 20;
 
@@ -71,6 +147,10 @@ export function toCallQuery(filters: CallFilters): Record<string, string> {
   if (filters.talkMax !== undefined) query.talkMax = String(filters.talkMax);
   if (filters.sort) query.sort = filters.sort;
   if (filters.order) query.order = filters.order;
+  for (const key of DRILL_FILTER_KEYS) {
+    const value = filters.drill?.[key];
+    if (value) query[key] = value;
+  }
   return query;
 }
 
@@ -82,8 +162,7 @@ const wholeSeconds = (value: string | null) =>
 /** Reads filters back from a URL's query (what toCallQuery wrote); unknown keys are ignored. */
 export function callFiltersFromQuery(params: URLSearchParams): CallFilters {
   const list = (key: (typeof LISTS)[number]) => (params.get(key) ?? '').split(',').filter(Boolean);
-  const from = params.get('from');
-  const to = params.get('to');
+  const range = queryRange(params);
   const direction = params.get('direction');
   const assistantId = params.get('assistantId');
   const number = params.get('number');
@@ -91,8 +170,13 @@ export function callFiltersFromQuery(params: URLSearchParams): CallFilters {
   const talkMax = wholeSeconds(params.get('talkMax'));
   const sort = params.get('sort');
   const order = params.get('order');
+  const drill: DrillFilters = {};
+  for (const key of DRILL_FILTER_KEYS) {
+    const value = params.get(key);
+    if (value && validDrillValue(key, value)) drill[key] = value;
+  }
   return {
-    ...(from && to ? { range: { from, to } } : {}),
+    ...(range ? { range } : {}),
     ...(direction === 'inbound' || direction === 'outbound' ? { direction } : {}),
     endReason: list('endReason') as EndReason[],
     intentGrade: list('intentGrade') as GradeFilter[],
@@ -103,5 +187,20 @@ export function callFiltersFromQuery(params: URLSearchParams): CallFilters {
     ...(talkMax !== undefined ? { talkMax } : {}),
     ...(sort === 'startedAt' || sort === 'talkSeconds' || sort === 'turnCount' ? { sort } : {}),
     ...(order === 'asc' || order === 'desc' ? { order } : {}),
+    ...(Object.keys(drill).length > 0 ? { drill } : {}),
   };
 }
+
+/** A time range from a URL: both ends, as dates (`from=menu` is where a page was opened from). */
+function queryRange(params: URLSearchParams): CachedDateRange | null {
+  const from = params.get('from');
+  const to = params.get('to');
+  return from && to && !Number.isNaN(Date.parse(from)) && !Number.isNaN(Date.parse(to)) ? { from, to } : null;
+}
+
+/** Whether a URL's query carries list filters (a report's drill-down link), not only navigation state. */
+export const hasCallFilterQuery = (params: URLSearchParams) =>
+  queryRange(params) !== null ||
+  ['direction', 'endReason', 'intentGrade', 'assistantId', 'number', ...DRILL_FILTER_KEYS].some((key) =>
+    params.has(key),
+  );

@@ -159,6 +159,39 @@ describe('call record list', () => {
     expect(screen.queryByText('通话中')).toBeNull();
   });
 
+  it("opens a report's drill-down link with its filters, shown as chips that clear", async () => {
+    serveEvents(() => ({ status: 200, chunks: [gate().promise] }));
+    server = serveCalls({ ...common, [`GET ${CALLS}`]: ok(paged([makeCall()], 1)) });
+    const from = '2026-11-01T16:00:00.000Z';
+    const to = '2026-11-03T15:59:59.999Z';
+    renderCallRecord(
+      `/call-record/list?from=${from}&to=${to}&direction=inbound&status=ended&answered=yes&waitMin=4&waitMax=5&flowId=f1&bogus=1`,
+    );
+
+    expect(await screen.findByText('13800000001')).toBeTruthy();
+    expect(lastListParams()).toMatchObject({
+      from,
+      to,
+      direction: 'inbound',
+      status: 'ended',
+      answered: 'yes',
+      waitMin: '4',
+      waitMax: '5',
+      flowId: 'f1',
+    });
+    expect(lastListParams()).not.toHaveProperty('bogus');
+    const chips = screen.getByLabelText('报表筛选条件');
+    expect(within(chips).getByText('已接通：是')).toBeTruthy();
+    expect(within(chips).getByText('等待 ≥ 4 秒')).toBeTruthy();
+    expect(within(chips).getByText('指定流程')).toBeTruthy();
+
+    fireEvent.click(within(chips).getByRole('button', { name: /清\s*除/ }));
+    await waitFor(() => expect(lastListParams()).not.toHaveProperty('answered'));
+    expect(lastListParams()).toMatchObject({ from, to, direction: 'inbound' });
+    expect(lastListParams()).not.toHaveProperty('waitMin');
+    expect(screen.queryByLabelText('报表筛选条件')).toBeNull();
+  });
+
   it('restores its filters and page on back=1 after opening a detail', async () => {
     serveEvents(() => ({ status: 200, chunks: [gate().promise] }));
     server = serveCalls({

@@ -1,13 +1,18 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState } from 'react';
+import { useSearchParams } from 'react-router';
 import { useAssistantOptions } from '@/entities/assistant/api/get-assistant-options';
 import { useCallEvents } from '@/entities/call/api/call-events';
 import { callKeys } from '@/entities/call/api/call-query-keys';
+import { CallDrillChips } from '@/entities/call/components/call-drill-chips';
 import { CallFilterBar } from '@/entities/call/components/call-filter-bar';
 import {
   CALL_PAGE_SIZE,
   type CallFilters,
+  callFiltersFromQuery,
+  hasCallFilterQuery,
   lastWeekCallFilters,
+  toCallQuery,
   withFilterDefaults,
 } from '@/entities/call/utils/call-filters';
 import { useListCache } from '@/lib/list-cache';
@@ -38,10 +43,22 @@ export function CallRecordListPage() {
   const projectId = useUserStore(selectCurrentProjectId);
   const queryClient = useQueryClient();
   const cache = useListCache<CallFilters>('callRecordQueryCache');
+  const [searchParams, setSearchParams] = useSearchParams();
+  // A link with filters (a report's drill-down) opens exactly those; otherwise the cached list.
+  const [fromUrl] = useState(() => hasCallFilterQuery(searchParams));
   const [filters, setFilters] = useState<CallFilters>(() =>
-    cache.restored ? restoredFilters(cache.restored.filters) : lastWeekCallFilters(),
+    fromUrl
+      ? restoredFilters(callFiltersFromQuery(searchParams))
+      : cache.restored
+        ? restoredFilters(cache.restored.filters)
+        : lastWeekCallFilters(),
   );
-  const [page, setPage] = useState(() => cache.restored?.page ?? 1);
+  const [page, setPage] = useState(() => (fromUrl ? 1 : (cache.restored?.page ?? 1)));
+  // Opened from a link, the URL follows the filters, so a reload or a shared link shows this list.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: written when the filters change only
+  useEffect(() => {
+    if (fromUrl || filters.drill) setSearchParams(toCallQuery(filters), { replace: true });
+  }, [filters]);
   const calls = useCalls(projectId, { filters, page, pageSize: CALL_PAGE_SIZE });
   const assistants = useAssistantOptions(projectId);
 
@@ -80,6 +97,13 @@ export function CallRecordListPage() {
           assistantsLoading={assistants.isPending && Boolean(projectId)}
           onSearch={(next) => {
             setFilters(next);
+            setPage(1);
+          }}
+        />
+        <CallDrillChips
+          drill={filters.drill}
+          onChange={(drill) => {
+            setFilters(({ drill: _drill, ...current }) => (drill ? { ...current, drill } : current));
             setPage(1);
           }}
         />
