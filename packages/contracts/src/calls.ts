@@ -266,6 +266,8 @@ export const callFilterFields = z.object({
   // reproduce its calls, so the list must express every metric's definition.
   /** The call flow that answered. */
   flowId: entityId('流程').optional(),
+  /** The published version of the assistant that talked (with assistantId; 0: draft test calls). */
+  assistantVersion: seconds('小助手版本'),
   /** The project's number on the call, exact: the caller number outbound, the number dialled inbound. */
   lineNumber: z
     .string()

@@ -113,6 +113,9 @@ export function callFilterWhere(projectId: string, f: Partial<CallFilters>): SQL
   if (f.tags?.length) where.push(sql`${calls.tags} && ${sql.param(f.tags)}::text[]`);
   if (f.status) where.push(eq(calls.status, f.status));
   if (f.flowId) where.push(eq(calls.flowId, f.flowId));
+  // The rollups count a call without a version as version 0 (draft test calls): the same here.
+  if (f.assistantVersion !== undefined)
+    where.push(sql`coalesce(${calls.assistantVersion}, 0) = ${f.assistantVersion}`);
   if (f.hangupBy) where.push(eq(calls.hangupBy, f.hangupBy));
   if (f.lineNumber) where.push(lineNumberIs(f.lineNumber));
   if (f.answered) where.push(yes(f.answered, sql`${calls.answeredAt} is not null`));

@@ -159,6 +159,13 @@ describe('call records', () => {
     const noGrade = await get(`from=${from}&intentGrade=none`);
     expect(noGrade.total).toBe(5);
 
+    // A report's drill-down by version: calls without one count as version 0 (draft test calls).
+    await recordCall(t, a.projectId, { startedAt: new Date(now - 30 * 60_000), assistantVersion: 3 });
+    await recordCall(t, a.projectId, { startedAt: new Date(now - 40 * 60_000), assistantVersion: null });
+    expect((await get(`from=${from}&assistantVersion=3`)).total).toBe(1);
+    expect((await get(`from=${from}&assistantVersion=0`)).total).toBe(1);
+    expect((await get(`from=${from}&assistantVersion=1`)).total).toBe(25);
+
     const bad = await app.inject({ method: 'GET', url: `${url}?endReason=nope`, headers: headersA });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().message).toContain('结束原因');

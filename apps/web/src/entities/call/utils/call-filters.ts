@@ -34,6 +34,7 @@ export const DRILL_FILTER_KEYS = [
   'status',
   'taskId',
   'flowId',
+  'assistantVersion',
   'lineNumber',
   'answered',
   'hangupBy',
@@ -59,6 +60,8 @@ export function drillFilterLabel(key: DrillFilterKey, value: string): string {
       return '指定任务';
     case 'flowId':
       return '指定流程';
+    case 'assistantVersion':
+      return `小助手版本：v${value}`;
     case 'lineNumber':
       return `线路号码：${value}`;
     case 'answered':
@@ -92,6 +95,7 @@ function validDrillValue(key: DrillFilterKey, value: string): boolean {
       return value in YES_NO;
     case 'waitMin':
     case 'waitMax':
+    case 'assistantVersion':
       return wholeSeconds(value) !== undefined;
     case 'lineNumber':
       return /^[0-9+\-*#]{1,32}$/.test(value);
