@@ -101,8 +101,11 @@ export function VoiceCloneCreateDialog({
       return;
     }
     // The field appears only once a Volcengine profile is chosen; a submit racing its registration
-    // must still not send a clone without the slot it trains.
-    if (profile?.vendor === 'volcengine' && !values.speakerId?.trim()) {
+    // (or the watched value's next render) must still not send a clone without the slot it trains,
+    // so the choice is read from the form itself, not from this render.
+    const chosen = profiles.find((p) => p.id === form.getFieldValue('providerId'));
+    const speakerId = (form.getFieldValue('speakerId') as string | undefined)?.trim();
+    if (chosen?.vendor === 'volcengine' && !speakerId) {
       form.setFields([{ name: 'speakerId', errors: [SPEAKER_ID_REQUIRED] }]);
       return;
     }
@@ -113,7 +116,7 @@ export function VoiceCloneCreateDialog({
       {
         name: values.name,
         providerId: values.providerId,
-        speakerId: profile?.vendor === 'volcengine' ? values.speakerId : undefined,
+        speakerId: chosen?.vendor === 'volcengine' ? speakerId : undefined,
         sample: sample.wav,
         onProgress: setProgress,
       },
