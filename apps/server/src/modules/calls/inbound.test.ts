@@ -343,10 +343,15 @@ describe('the call repository announces every write', () => {
       payload: { tags: ['回访'] },
     });
     unsubscribe();
-    expect(events.map((e) => e.type)).toEqual(['updated', 'updated']);
-    const [grade, tags] = events as Extract<CallEvent, { type: 'updated' }>[];
-    expect(grade?.call).toMatchObject({ humanGrade: 'A', intentGrade: 'A' });
-    expect(tags?.call.tags).toEqual(['回访']);
+    // The recording worker may announce its own update in between (it runs on its own schedule):
+    // what matters is that the grade and the tags each come with one.
+    expect(events.every((e) => e.type === 'updated')).toBe(true);
+    const updates = events as Extract<CallEvent, { type: 'updated' }>[];
+    const grade = updates.findIndex((e) => e.call.humanGrade === 'A' && e.call.intentGrade === 'A');
+    const tags = updates.findIndex((e) => e.call.tags.includes('回访'));
+    expect(grade).toBeGreaterThanOrEqual(0);
+    expect(tags).toBeGreaterThan(grade);
+    expect(updates[grade]?.call.tags).toEqual([]);
   });
 
   it('nothing went to the outbox for calls whose assistant asked for no SMS', async () => {
