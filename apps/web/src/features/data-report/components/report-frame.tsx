@@ -32,8 +32,9 @@ export function ReportFrame({
   const { state } = report;
   return (
     <div className="flex flex-col gap-4 p-6">
+      <h1 className="text-2xl font-semibold text-gray-900">数据统计</h1>
       <DataReportTabs />
-      <h1 className="sr-only">{title}</h1>
+      <h2 className="sr-only">{title}</h2>
       <ReportToolbar
         report={report}
         extra={
