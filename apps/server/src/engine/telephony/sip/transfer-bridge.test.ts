@@ -292,6 +292,15 @@ async function expectNoLeaks() {
   expect((await engine.stats()).portsInUse).toBe(0);
 }
 
+const voicedPitches = (pcm: Int16Array) => {
+  const pitches: number[] = [];
+  for (let f = 0; (f + 1) * 160 <= pcm.length; f++) {
+    const frame = pcm.subarray(f * 160, f * 160 + 160);
+    if (rms(frame) > 3000) pitches.push(zeroCrossingHz(frame));
+  }
+  return pitches;
+};
+
 const voicedFrames = (pcm: Int16Array) => {
   let voiced = 0;
   for (let f = 0; (f + 1) * 160 <= pcm.length; f++)
@@ -342,10 +351,13 @@ describe('transfer when the line refuses REFER', () => {
     // The caller's 1 kHz tone, PCMA in, arrives at the agent as PCMU at the same pitch.
     const heard = human.heardSince(transferredAt);
     expect(voicedFrames(heard)).toBeGreaterThanOrEqual(15);
-    const loud = heard.subarray(heard.length - 4000);
-    expect(rms(loud)).toBeGreaterThan(3000);
-    expect(zeroCrossingHz(loud)).toBeGreaterThan(950);
-    expect(zeroCrossingHz(loud)).toBeLessThan(1050);
+    // Pitch per voiced 20 ms frame: a frame the bridge filled with silence while the machine was
+    // busy says nothing about transcoding, so it must not pull the figure down.
+    const pitches = voicedPitches(heard.subarray(heard.length - 4000));
+    expect(pitches.length).toBeGreaterThanOrEqual(10);
+    const median = pitches.sort((a, b) => a - b)[Math.floor(pitches.length / 2)] as number;
+    expect(median).toBeGreaterThan(950);
+    expect(median).toBeLessThan(1050);
 
     // A key the agent presses reaches the caller as telephone events, and the other way.
     const beforeKeys = Date.now();
