@@ -2,6 +2,7 @@ export * from './assistants';
 export * from './auth';
 export * from './calls';
 export * from './common';
+export * from './dashboard';
 export * from './developer';
 export * from './envelope';
 export * from './flow-rules';

@@ -182,6 +182,10 @@ export const numberHealthRow = z.object({
   rejected: z.number().int(),
   /** Answer rate fell sharply against its own history: likely marked as spam (标记号码). */
   warning: z.boolean(),
+  /** Still one of the project's numbers (it can be rested); false for a number since removed. */
+  projectNumber: z.boolean(),
+  /** 休息中 since: tasks place no calls from it. */
+  restingSince: z.iso.datetime().nullable(),
   trend: z.array(
     z.object({ at: z.iso.datetime(), answerRate: z.number().nullable(), calls: z.number().int() }),
   ),

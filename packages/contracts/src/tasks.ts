@@ -18,6 +18,8 @@ export const projectNumber = z
     /** The SIP trunk its calls go through; null: the simulated carrier (模拟线路). */
     trunkId: z.string().nullable(),
     trunkName: z.string().nullable(),
+    /** 休息中 since: tasks place no calls from it; it still answers inbound calls. */
+    restingSince: z.iso.datetime().nullable(),
     createdAt: z.iso.datetime(),
   })
   .meta({ id: 'ProjectNumber' });
@@ -313,21 +315,3 @@ export const taskEvent = z.discriminatedUnion('type', [
   z.object({ type: z.literal('task'), task: taskSummary.extend({ activeCalls: z.number().int() }) }),
 ]);
 export type TaskEvent = z.infer<typeof taskEvent>;
-
-/** The home page: today's and the last 7 days' figures, running tasks and the latest calls. */
-export const dashboardFigures = z.object({
-  calls: z.number().int(),
-  answered: z.number().int(),
-  answerRate: z.number().nullable(),
-  talkMinutes: z.number(),
-  /** Share of graded calls with intent A or B. */
-  abShare: z.number().nullable(),
-});
-export const dashboardSummary = z
-  .object({
-    today: dashboardFigures,
-    last7Days: dashboardFigures,
-    runningTasks: z.array(taskSummary),
-  })
-  .meta({ id: 'DashboardSummary' });
-export type DashboardSummary = z.infer<typeof dashboardSummary>;

@@ -720,6 +720,11 @@ export const projectNumbers = pgTable(
     inboundFlowId: text('inbound_flow_id'),
     /** The SIP trunk the number's calls go through; null: the simulated carrier (模拟线路). */
     trunkId: text('trunk_id'),
+    /**
+     * 休息中 since this moment: tasks place no calls from it (a number carriers or phone apps have
+     * marked as spam recovers when it is left alone for a while); it still answers inbound calls.
+     */
+    restingSince: timestamp('resting_since', { withTimezone: true }),
     createdAt: createdAt(),
   },
   (t) => [

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, seedUser } from '../../../test/helpers';
 import type { DatabaseHandle } from '../../db/client';
-import { doNotCall, projectLimits } from '../../db/schema';
+import { doNotCall, projectLimits, projectNumbers } from '../../db/schema';
 import { VirtualClock } from '../clock';
 import { chinaDate } from './calendar';
 import { Dialer, type DialerOptions } from './dialer';
@@ -348,5 +348,57 @@ describe('Dialer: shutdown', () => {
     for (const call of await callsOf(handle.db, taskId)) {
       expect(call).toMatchObject({ status: 'ringing', endReason: null });
     }
+  });
+});
+
+describe('Dialer: caller numbers', () => {
+  const numbers = async (list: Array<{ number: string; enabled?: boolean; resting?: boolean }>) =>
+    handle.db.insert(projectNumbers).values(
+      list.map((n) => ({
+        projectId,
+        number: n.number,
+        enabled: n.enabled ?? true,
+        restingSince: n.resting ? new Date('2026-03-01T00:00:00Z') : null,
+      })),
+    );
+
+  it('calls only from numbers that are enabled and not resting (休息中)', async () => {
+    await numbers([
+      { number: '02160880001' },
+      { number: '02160880002', resting: true },
+      { number: '02160880003', enabled: false },
+      { number: '02160880004' },
+    ]);
+    const clock = autoClock('2026-03-02T10:00:00+08:00');
+    const taskId = await insertTask(
+      handle.db,
+      projectId,
+      testSettings({ callerNumbers: ['02160880001', '02160880002', '02160880003', '02160880004'] }),
+    );
+    await insertContacts(handle.db, projectId, taskId, 6);
+    startDialer(clock, answered);
+    await done(taskId);
+    const used = (await callsOf(handle.db, taskId)).map((c) => c.callerNumber);
+    expect(used).toHaveLength(6);
+    expect(new Set(used)).toEqual(new Set(['02160880001', '02160880004']));
+  });
+
+  it('places no call while every number of the task rests, and resumes when one is back', async () => {
+    await numbers([{ number: '02160880001', resting: true }]);
+    const clock = autoClock('2026-03-02T10:00:00+08:00');
+    const taskId = await insertTask(handle.db, projectId, testSettings({ callerNumbers: ['02160880001'] }));
+    await insertContacts(handle.db, projectId, taskId, 2);
+    const { dialer } = startDialer(clock, answered);
+    await clock.sleep(60_000);
+    expect(await callsOf(handle.db, taskId)).toHaveLength(0);
+    expect(await taskState(handle.db, taskId)).toBe('running');
+
+    await handle.db.update(projectNumbers).set({ restingSince: null });
+    dialer.wake();
+    await done(taskId);
+    expect((await callsOf(handle.db, taskId)).map((c) => c.callerNumber)).toEqual([
+      '02160880001',
+      '02160880001',
+    ]);
   });
 });

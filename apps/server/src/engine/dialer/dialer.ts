@@ -308,6 +308,7 @@ export class Dialer {
         await this.complete(task, now, true);
         continue;
       }
+      if (task.noCallerNumber) continue;
       tasks.push(task);
     }
     return { tasks, pendingWakeAt };

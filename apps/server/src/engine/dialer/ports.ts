@@ -13,6 +13,11 @@ export interface DialTask {
 /** A task the dialer looks after: 待开始 (pending) until its start date, then 进行中 (running). */
 export interface OpenTask extends DialTask {
   state: 'pending' | 'running';
+  /**
+   * Every caller number the task chose is disabled, resting or gone: it places no call until one
+   * is back (its `settings.callerNumbers` already lists only the usable ones).
+   */
+  noCallerNumber?: boolean;
 }
 
 export interface DialContact {

@@ -29,10 +29,12 @@ const numberUpdateRequest = z.object({
   enabled: z.boolean({ error: '是否启用须为布尔值' }).optional(),
   /** Absent: keep; null: the simulated carrier (模拟线路). */
   trunkId: entityId('线路').nullable().optional(),
+  /** 休息: tasks stop calling from it (inbound calls still answered); false puts it back to work. */
+  resting: z.boolean({ error: '是否休息须为布尔值' }).optional(),
 });
 
 /** 外显号码: the project's caller numbers. */
-export const numbersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db }) => {
+export const numbersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, runtime }) => {
   const tags = ['外显号码'];
   const security = [{ bearerAuth: [] }];
   const url = '/api/project/:projectId/numbers';
@@ -76,7 +78,8 @@ export const numbersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, {
       schema: {
         tags,
         security,
-        summary: '修改外显号码的备注、启用状态或线路（所有者或管理员）',
+        summary:
+          '修改外显号码的备注、启用状态、线路或休息状态（休息中的号码不用于呼出任务，仍接听呼入；所有者或管理员）',
         params: numberParams,
         body: numberUpdateRequest,
         response: { 200: envelope(projectNumber), ...guarded },
@@ -85,7 +88,7 @@ export const numbersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, {
     async (req) => {
       const project = requireProject(req);
       assertCanManageNumbers(project);
-      return ok(await updateNumber(db, project.id, req.params.number, req.body));
+      return ok(await updateNumber(db, project.id, req.params.number, req.body, runtime.clock.now()));
     },
   );
 

@@ -23,6 +23,7 @@ const toNumber = (
   inboundFlowName: row.inboundFlowId ? (names.flowName ?? null) : null,
   trunkId: row.trunkId,
   trunkName: row.trunkId ? (names.trunkName ?? null) : null,
+  restingSince: row.restingSince ? row.restingSince.toISOString() : null,
   createdAt: row.createdAt.toISOString(),
 });
 
@@ -104,6 +105,31 @@ export async function enabledNumbers(db: Database, projectId: string): Promise<s
   return rows.map((r) => r.number);
 }
 
+/**
+ * The numbers tasks may call from, per project: enabled and not resting (休息中). A task's numbers
+ * outside this set are skipped by the dialer; a task left with none calls nothing (the home page
+ * says so) rather than falling back to a number the team did not choose.
+ */
+export async function usableCallerNumbers(
+  db: Database,
+  projectIds: string[],
+): Promise<Map<string, Set<string>>> {
+  const usable = new Map<string, Set<string>>(projectIds.map((id) => [id, new Set<string>()]));
+  if (projectIds.length === 0) return usable;
+  const rows = await db
+    .select({ projectId: projectNumbers.projectId, number: projectNumbers.number })
+    .from(projectNumbers)
+    .where(
+      and(
+        inArray(projectNumbers.projectId, projectIds),
+        eq(projectNumbers.enabled, true),
+        isNull(projectNumbers.restingSince),
+      ),
+    );
+  for (const r of rows) usable.get(r.projectId)?.add(r.number);
+  return usable;
+}
+
 export async function createNumber(
   db: Database,
   projectId: string,
@@ -136,14 +162,27 @@ export async function updateNumber(
   db: Database,
   projectId: string,
   raw: string,
-  input: { label?: string; enabled?: boolean; trunkId?: string | null },
+  input: { label?: string; enabled?: boolean; trunkId?: string | null; resting?: boolean },
+  now = Date.now(),
 ): Promise<ProjectNumber> {
   const current = await findNumber(db, projectId, raw);
   const trunkId =
     input.trunkId === undefined ? current.trunkId : await trunkOfProjectOrThrow(db, projectId, input.trunkId);
+  // Resting again keeps the first moment: "休息中 since" is how long the number has been left alone.
+  const restingSince =
+    input.resting === undefined
+      ? current.restingSince
+      : input.resting
+        ? (current.restingSince ?? new Date(now))
+        : null;
   const [row] = await db
     .update(projectNumbers)
-    .set({ label: input.label ?? current.label, enabled: input.enabled ?? current.enabled, trunkId })
+    .set({
+      label: input.label ?? current.label,
+      enabled: input.enabled ?? current.enabled,
+      trunkId,
+      restingSince,
+    })
     .where(and(eq(projectNumbers.projectId, projectId), eq(projectNumbers.number, current.number)))
     .returning();
   return withNames(db, row!);

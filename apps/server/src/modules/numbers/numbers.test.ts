@@ -91,6 +91,32 @@ describe('caller numbers (外显号码)', () => {
     expect((await db.select().from(projectNumbers)).map((r) => r.number)).toEqual(['13800138000']);
   });
 
+  it('rests a number (休息) and puts it back; resting again keeps when it started; members may not', async () => {
+    const { app, url, owner, member, outsider, b } = await setup();
+    await app.inject({ method: 'POST', url, headers: owner, payload: { number: '02160880001' } });
+    const rest = (headers: Record<string, string>, resting: unknown, at = url) =>
+      app.inject({ method: 'PUT', url: `${at}/02160880001`, headers, payload: { resting } });
+
+    const rested = await rest(owner, true);
+    expect(rested.statusCode, rested.body).toBe(200);
+    const since = rested.json().data.restingSince as string;
+    expect(Date.parse(since)).toBeGreaterThan(Date.now() - 60_000);
+    expect(rested.json().data).toMatchObject({ enabled: true });
+    expect((await rest(owner, true)).json().data.restingSince).toBe(since);
+    const listed = (await app.inject({ method: 'GET', url, headers: owner })).json().data;
+    expect(listed[0].restingSince).toBe(since);
+
+    const bad = await rest(owner, 'yes');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().message).toContain('是否休息须为布尔值');
+    expect((await rest(member, false)).statusCode).toBe(403);
+    expect((await rest(outsider, false)).statusCode).toBe(403);
+    expect((await rest(outsider, false, `/api/project/${b.projectId}/numbers`)).statusCode).toBe(404);
+
+    const back = await rest(owner, false);
+    expect(back.json().data.restingSince).toBeNull();
+  });
+
   it('keeps a number an unfinished task shows to callees', async () => {
     const { app, db, a, url, owner } = await setup();
     await app.inject({ method: 'POST', url, headers: owner, payload: { number: '13800138000' } });

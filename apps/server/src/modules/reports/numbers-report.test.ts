@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, loginAs, seedUser } from '../../../test/helpers';
-import { callStatsHourly } from '../../db/schema';
+import { callStatsHourly, projectNumbers } from '../../db/schema';
 import { numberWarning } from './numbers-report';
 
 /**
@@ -53,6 +53,10 @@ beforeAll(async () => {
     { ...row(p, '4008001234', DAY_1, { calls: 30, answered: 30 }), direction: 'inbound' as const },
     row(b.projectId, '02160880001', DAY_1, { calls: 500, answered: 500 }),
   ]);
+  // The marked number is one of the project's and already rests; the others were removed since.
+  await t.db
+    .insert(projectNumbers)
+    .values({ projectId: p, number: '02160880001', restingSince: new Date('2026-11-11T02:00:00Z') });
 });
 afterAll(() => t?.app.close());
 
@@ -89,6 +93,8 @@ describe('number health (外显号码健康度)', () => {
       shortAnsweredShare: 0.4,
       rejected: 10,
       warning: true,
+      projectNumber: true,
+      restingSince: '2026-11-11T02:00:00.000Z',
       trend: [
         { at: '2026-11-09T16:00:00.000Z', answerRate: 0.25, calls: 40 },
         { at: '2026-11-10T16:00:00.000Z', answerRate: 0.25, calls: 20 },
@@ -100,7 +106,13 @@ describe('number health (外显号码健康度)', () => {
         number: '02160880001',
       },
     });
-    expect(rows[1]).toMatchObject({ answerRate: 0.4, baselineAnswerRate: 0.6, warning: false });
+    expect(rows[1]).toMatchObject({
+      answerRate: 0.4,
+      baselineAnswerRate: 0.6,
+      warning: false,
+      projectNumber: false,
+      restingSince: null,
+    });
     expect(rows[2]).toMatchObject({ baselineAnswerRate: 1, warning: false });
     expect(rows[3]).toMatchObject({
       answerRate: 0,
@@ -128,10 +140,10 @@ describe('number health (外显号码健康度)', () => {
     expect(csv.statusCode).toBe(200);
     const lines = csv.body.replace('\uFEFF', '').trim().split('\r\n');
     expect(lines[0]).toBe(
-      '外显号码,通话数,接通数,接通率(%),近 28 天基准接通率(%),10 秒内挂断占比(%),拒接/忙线,预警',
+      '外显号码,通话数,接通数,接通率(%),近 28 天基准接通率(%),10 秒内挂断占比(%),拒接/忙线,预警,状态',
     );
-    expect(lines[1]).toBe('02160880001,60,15,25,60,40,10,接通率骤降，建议暂停使用该号码（休息）');
-    expect(lines[4]).toBe('02160880004,10,0,0,,0,0,');
+    expect(lines[1]).toBe('02160880001,60,15,25,60,40,10,接通率骤降，建议暂停使用该号码（休息）,休息中');
+    expect(lines[4]).toBe('02160880004,10,0,0,,0,0,,');
     const xlsx = await get(`numbers/export?${RANGE}&format=xlsx`);
     expect(xlsx.headers['content-type']).toContain('spreadsheetml');
     expect(xlsx.rawPayload.subarray(0, 2).toString()).toBe('PK');

@@ -1,7 +1,7 @@
 import type { NumberHealthReport, NumberHealthRow, ReportRangeQuery } from '@callpilot/contracts';
 import { and, eq, gte, lt, ne, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { callStatsHourly } from '../../db/schema';
+import { callStatsHourly, projectNumbers } from '../../db/schema';
 import { bucketStart, bucketStarts, reportWindow } from './assistant-report';
 
 const DAY = 86_400_000;
@@ -80,6 +80,14 @@ export async function numberHealthReport(
     }
   }
 
+  const own = new Map(
+    (
+      await db
+        .select({ number: projectNumbers.number, restingSince: projectNumbers.restingSince })
+        .from(projectNumbers)
+        .where(eq(projectNumbers.projectId, projectId))
+    ).map((n) => [n.number, n.restingSince]),
+  );
   const rows: NumberHealthRow[] = [];
   for (const [number, { range, baseline, days }] of numbers) {
     // A number used only before the range has nothing to report for it.
@@ -93,6 +101,8 @@ export async function numberHealthReport(
       shortAnsweredShare: ratio(range.shortAnswered, range.answered),
       rejected: range.rejected,
       warning: numberWarning(range, baseline),
+      projectNumber: own.has(number),
+      restingSince: own.get(number)?.toISOString() ?? null,
       trend: [...days].map(([t, d]) => ({
         at: new Date(t).toISOString(),
         answerRate: d.calls > 0 ? d.answered / d.calls : null,
@@ -121,6 +131,7 @@ export function numberHealthSheet(report: NumberHealthReport) {
     '10 秒内挂断占比(%)',
     '拒接/忙线',
     '预警',
+    '状态',
   ];
   const rows = report.rows.map((r) => [
     r.number,
@@ -131,6 +142,7 @@ export function numberHealthSheet(report: NumberHealthReport) {
     percent(r.shortAnsweredShare),
     r.rejected,
     r.warning ? '接通率骤降，建议暂停使用该号码（休息）' : '',
+    r.restingSince ? '休息中' : '',
   ]);
   return { header, rows };
 }

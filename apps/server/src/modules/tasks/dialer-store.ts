@@ -10,6 +10,7 @@ import type {
   DialerStore,
   LostContact,
 } from '../../engine/dialer/ports';
+import { usableCallerNumbers } from '../numbers/numbers.service';
 import { publishTaskStateChange } from '../webhooks/event-sources';
 
 /**
@@ -63,15 +64,23 @@ export function createDialerStore(db: Database, options: DialerStoreOptions): Di
         .from(callTasks)
         .where(and(inArray(callTasks.state, ['pending', 'running']), isNull(callTasks.deletedAt)))
         .orderBy(asc(callTasks.startedAt));
-      return rows.map((row) => ({
-        id: row.id,
-        projectId: row.projectId,
-        name: row.name,
-        assistantId: row.assistantId,
-        assistantVersion: row.assistantVersion,
-        settings: row.settings as TaskSettings,
-        state: row.state as 'pending' | 'running',
-      }));
+      const usable = await usableCallerNumbers(db, [...new Set(rows.map((r) => r.projectId))]);
+      return rows.map((row) => {
+        const settings = row.settings as TaskSettings;
+        const numbers = usable.get(row.projectId) ?? new Set<string>();
+        // Resting or disabled numbers drop out of the rotation at once; the others carry the calls.
+        const callerNumbers = settings.callerNumbers.filter((n) => numbers.has(n));
+        return {
+          id: row.id,
+          projectId: row.projectId,
+          name: row.name,
+          assistantId: row.assistantId,
+          assistantVersion: row.assistantVersion,
+          settings: { ...settings, callerNumbers },
+          state: row.state as 'pending' | 'running',
+          noCallerNumber: settings.callerNumbers.length > 0 && callerNumbers.length === 0,
+        };
+      });
     },
 
     async startTask(taskId, at) {

@@ -19,11 +19,11 @@ import { ok } from '../../lib/reply';
 import { streamEvents } from '../../lib/sse';
 import { requireProject } from '../../plugins/project-access';
 import type { ModuleOptions } from '../module-options';
+import { dashboard } from '../reports/dashboard';
 import {
   actOnTask,
   copyTask,
   createTask,
-  dashboard,
   deleteTask,
   getTaskDetail,
   listContacts,
@@ -223,11 +223,12 @@ export const tasksRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { d
       schema: {
         tags: ['首页'],
         security,
-        summary: '首页：今日与近 7 天（北京时间）的通话数据、进行中的任务',
+        summary:
+          '首页：今日与昨日、近 7 日同时段对比（北京时间，来自统计汇总），趋势，进行中的任务与预计完成时间，需要关注的事项，余额与并发',
         params: projectIdParams,
         response: { 200: envelope(dashboardSummary), ...guarded },
       },
     },
-    async (req) => ok(await dashboard(db, requireProject(req).id, now())),
+    async (req) => ok(await dashboard(db, requireProject(req).id, now(), { trunks: () => runtime.trunks })),
   );
 };

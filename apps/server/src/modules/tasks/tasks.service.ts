@@ -47,7 +47,7 @@ export const AVERAGE_CALL_SECONDS = 60;
 /** Share of first calls expected to reach no one (and so use retries) in the call estimate. */
 const UNREACHED_SHARE = 0.4;
 
-type TaskRow = typeof callTasks.$inferSelect;
+export type TaskRow = typeof callTasks.$inferSelect;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -74,7 +74,7 @@ const emptyCounts = (): TaskCounts => ({
 });
 
 /** Contact and call counts of several tasks in three grouped queries. */
-async function countsOf(db: Database, taskIds: string[]): Promise<Map<string, TaskCounts>> {
+export async function countsOf(db: Database, taskIds: string[]): Promise<Map<string, TaskCounts>> {
   const result = new Map<string, TaskCounts>(taskIds.map((id) => [id, emptyCounts()]));
   if (taskIds.length === 0) return result;
   const [byStatus, byReason, byGrade] = await Promise.all([
@@ -122,7 +122,7 @@ function waitingUntil(row: TaskRow, now: number): string | null {
   return next === null ? null : new Date(next).toISOString();
 }
 
-function toSummary(row: TaskRow, counts: TaskCounts, now: number): TaskSummary {
+export function toSummary(row: TaskRow, counts: TaskCounts, now: number): TaskSummary {
   const settings = row.settings as TaskSettings;
   return {
     id: row.id,
@@ -598,58 +598,4 @@ export async function listContacts(db: Database, projectId: string, taskId: stri
     intentGrade: grade ?? null,
   }));
   return { items, total: total?.n ?? 0, page: query.page, pageSize: query.pageSize };
-}
-
-async function figures(db: Database, projectId: string, from: number, to: number) {
-  const [row] = await db
-    .select({
-      calls: sql<number>`count(*)::int`,
-      answered: sql<number>`(count(*) filter (where ${calls.answeredAt} is not null))::int`,
-      talkSeconds: sql<number>`coalesce(sum(${calls.talkSeconds}), 0)::int`,
-      graded: sql<number>`(count(*) filter (where ${calls.intentGrade} is not null))::int`,
-      ab: sql<number>`(count(*) filter (where ${calls.intentGrade} in ('A', 'B')))::int`,
-    })
-    .from(calls)
-    .where(
-      and(
-        eq(calls.projectId, projectId),
-        gte(calls.startedAt, new Date(from)),
-        sql`${calls.startedAt} < ${new Date(to)}`,
-      ),
-    );
-  const r = row ?? { calls: 0, answered: 0, talkSeconds: 0, graded: 0, ab: 0 };
-  return {
-    calls: r.calls,
-    answered: r.answered,
-    answerRate: r.calls ? r.answered / r.calls : null,
-    talkMinutes: Math.round((r.talkSeconds / 60) * 10) / 10,
-    abShare: r.graded ? r.ab / r.graded : null,
-  };
-}
-
-/** The home page: today and the last 7 China-time days (today included), and the running tasks. */
-export async function dashboard(db: Database, projectId: string, now: number): Promise<DashboardSummary> {
-  const today = chinaDayStart(now);
-  const tomorrow = today + DAY_MS;
-  const [todayFigures, weekFigures, running] = await Promise.all([
-    figures(db, projectId, today, tomorrow),
-    figures(db, projectId, today - 6 * DAY_MS, tomorrow),
-    db
-      .select()
-      .from(callTasks)
-      .where(
-        and(eq(callTasks.projectId, projectId), eq(callTasks.state, 'running'), isNull(callTasks.deletedAt)),
-      )
-      .orderBy(desc(callTasks.startedAt))
-      .limit(20),
-  ]);
-  const counts = await countsOf(
-    db,
-    running.map((r) => r.id),
-  );
-  return {
-    today: todayFigures,
-    last7Days: weekFigures,
-    runningTasks: running.map((r) => toSummary(r, counts.get(r.id)!, now)),
-  };
 }

@@ -274,6 +274,8 @@ describe('a task dialled by the server through the real engine', () => {
       expect(c.id).toMatch(/\.1$/);
       expect(c).toMatchObject({ taskId, assistantVersion: 1, status: 'ended' });
     }
+    // The home page reads the report rollups, which follow ended calls after a short debounce.
+    await s.t.app.runtime.settleReports();
     const dashboard = (
       await s.t.app.inject({ method: 'GET', url: `${url}/dashboard`, headers: s.headers })
     ).json().data;

@@ -201,6 +201,8 @@ export function makeNumberHealth(): { rows: NumberHealthRow[] } {
         shortAnsweredShare: 0.6,
         rejected: 90,
         warning: true,
+        projectNumber: true,
+        restingSince: null,
         trend: [{ at: '2026-11-17T16:00:00.000Z', answerRate: 0.1, calls: 200 }],
         drill: { direction: 'outbound', number: '02100000009' },
       },

@@ -38,6 +38,7 @@ export function makeNumber(overrides: Partial<ProjectNumber> = {}): ProjectNumbe
     enabled: true,
     inboundAssistantId: 'a1',
     inboundAssistantName: '课程回访小助手',
+    restingSince: null,
     inboundFlowId: null,
     inboundFlowName: null,
     trunkId: null,

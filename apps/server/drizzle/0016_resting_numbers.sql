@@ -1,0 +1,1 @@
+ALTER TABLE "project_numbers" ADD COLUMN "resting_since" timestamp with time zone;
