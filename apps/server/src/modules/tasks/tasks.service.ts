@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
   type ContactStatus,
-  type DashboardSummary,
   type EndReason,
   type IntentGrade,
   type PageQuery,
@@ -29,7 +28,6 @@ import { SIM_CALLER_NUMBER } from '../../engine/call/run-call';
 import {
   type CallingCalendar,
   chinaDate,
-  chinaDayStart,
   chinaMidnight,
   DAY_MS,
   inCallingWindow,
