@@ -15,3 +15,9 @@ export function withBackFlag(url: string | null | undefined): string {
   params.set('back', '1');
   return `${path}?${params.toString()}`;
 }
+
+/** The call-record list filtered as a figure's `drill` says: every figure that counts calls links here. */
+export function callListHref(filters: Record<string, string>): string {
+  const query = new URLSearchParams(filters).toString();
+  return query ? `${CALL_RECORD_LIST_PATH}?${query}` : CALL_RECORD_LIST_PATH;
+}

@@ -1,9 +1,10 @@
 import type { BalanceLimit } from '@callpilot/contracts';
 import { Alert, Descriptions, Skeleton, Statistic } from 'antd';
+import { formatFen } from '@/lib/format';
 import { RequestError } from '@/lib/request';
 import { useBalanceLimit } from '../api/get-balance-limit';
 import { useProjectBalance } from '../api/get-project-balance';
-import { describeLimit, formatFen } from '../utils/account-format';
+import { describeLimit } from '../utils/account-format';
 
 const LIMITS: { key: keyof Omit<BalanceLimit, 'hasBalance'>; label: string; unit: string }[] = [
   { key: 'assistantLimit', label: '智能小助手', unit: '个' },

@@ -1,4 +1,4 @@
-import { type CallSummary, TASK_STATE_LABELS, type TaskSummary } from '@callpilot/contracts';
+import { type CallSummary, type DashboardTask, TASK_STATE_LABELS } from '@callpilot/contracts';
 import { Button, Empty, Progress } from 'antd';
 import { Link } from 'react-router';
 import { CallDetailLink } from '@/entities/call/components/call-detail-link';
@@ -7,44 +7,23 @@ import { CallGradeTag } from '@/entities/call/components/call-grade-tag';
 import { formatShortCallTime, formatTalkTime } from '@/entities/call/utils/call-format';
 import { CALL_RECORD_LIST_PATH } from '@/entities/call/utils/call-paths';
 import { useCurrentUser } from '@/lib/api/get-current-user';
-import { formatPercent } from '@/lib/format';
+import { chinaTime, formatPercent } from '@/lib/format';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
 import { useDashboard } from '../api/get-dashboard';
 import { useLatestCalls } from '../api/get-latest-calls';
+import { DashboardAttentionList } from '../components/dashboard-attention';
+import { TodayFigures, WeekFigures } from '../components/dashboard-figures';
+import { DashboardLimits } from '../components/dashboard-limits';
+import { DashboardTrend } from '../components/dashboard-trend';
+import { formatFinish } from '../utils/dashboard-format';
 
-type Figures = {
-  calls: number;
-  answered: number;
-  answerRate: number | null;
-  talkMinutes: number;
-  abShare: number | null;
-};
-
-const minutes = (value: number) => (Number.isInteger(value) ? String(value) : value.toFixed(1));
-
-function FiguresCard({ title, figures }: { title: string; figures: Figures }) {
-  const items = [
-    { label: '通话数', value: figures.calls.toLocaleString('zh-CN') },
-    { label: '接通率', value: formatPercent(figures.answerRate) },
-    { label: '通话分钟', value: minutes(figures.talkMinutes) },
-    { label: 'A/B 意向占比', value: formatPercent(figures.abShare) },
-  ];
-  return (
-    <section aria-label={title} className="rounded-lg border border-gray-200 bg-white p-5">
-      <h2 className="mb-4 text-base font-medium text-gray-900">{title}</h2>
-      <dl className="grid grid-cols-2 gap-4 sm:grid-cols-4">
-        {items.map((item) => (
-          <div key={item.label} className="flex flex-col gap-1">
-            <dt className="text-sm text-gray-500">{item.label}</dt>
-            <dd className="text-2xl font-semibold text-gray-900">{item.value}</dd>
-          </div>
-        ))}
-      </dl>
-    </section>
-  );
+function taskLine(task: DashboardTask): string {
+  if (task.waitingUntil)
+    return `呼叫时段外，${chinaTime(task.waitingUntil).format('MM-DD HH:mm')} 继续 · ${formatFinish(task.expectedFinishAt)}`;
+  return `${task.activeCalls} 通进行中 · 接通率 ${formatPercent(task.answerRate)} · ${formatFinish(task.expectedFinishAt)}`;
 }
 
-function RunningTasks({ tasks }: { tasks: TaskSummary[] }) {
+function RunningTasks({ tasks }: { tasks: DashboardTask[] }) {
   return (
     <section aria-label="进行中的任务" className="rounded-lg border border-gray-200 bg-white p-5">
       <div className="mb-4 flex items-center justify-between">
@@ -75,6 +54,7 @@ function RunningTasks({ tasks }: { tasks: TaskSummary[] }) {
                 status="active"
                 aria-label={`${task.name} 进度`}
               />
+              <span className="text-xs text-gray-500">{taskLine(task)}</span>
             </li>
           ))}
         </ul>
@@ -143,6 +123,11 @@ export function DashboardPage() {
             </>
           )}
         </div>
+        {summary.data && (
+          <span className="text-xs text-gray-400">
+            更新于 {chinaTime(summary.data.at).format('HH:mm:ss')}，每分钟自动刷新
+          </span>
+        )}
       </header>
 
       {currentUser.isError && (
@@ -171,9 +156,20 @@ export function DashboardPage() {
               导入联系人开始呼叫，这里会显示今日与近 7 日的通话概况。
             </section>
           )}
-          <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
-            <FiguresCard title="今日" figures={data.today} />
-            <FiguresCard title="近 7 日" figures={data.last7Days} />
+          <DashboardAttentionList items={data.attention} />
+          <TodayFigures
+            today={data.today}
+            yesterday={data.yesterdaySameTime}
+            weekAverage={data.weekAverageSameTime}
+          />
+          <div className="grid grid-cols-1 gap-4 lg:grid-cols-3">
+            <div className="lg:col-span-2">
+              <DashboardTrend trend={data.trend} />
+            </div>
+            <div className="flex flex-col gap-4">
+              <WeekFigures figures={data.last7Days} />
+              <DashboardLimits limits={data.limits} />
+            </div>
           </div>
           <div className="grid grid-cols-1 gap-4 lg:grid-cols-2">
             <RunningTasks tasks={data.runningTasks} />
