@@ -257,7 +257,7 @@ export function CallTaskSettingsForm({
       <Form.Item
         name="callerNumbers"
         label="外显号码"
-        extra="可多选，呼叫时轮流使用；不选时，模拟通话使用默认号码"
+        extra="可多选，呼叫时轮流使用（休息中的号码暂不使用）；不选时，模拟通话使用默认号码"
       >
         <Select
           aria-label="外显号码"
@@ -269,7 +269,7 @@ export function CallTaskSettingsForm({
             .filter((number) => number.enabled)
             .map((number) => ({
               value: number.number,
-              label: number.label ? `${number.number}（${number.label}）` : number.number,
+              label: `${number.label ? `${number.number}（${number.label}）` : number.number}${number.restingSince ? ' · 休息中' : ''}`,
             }))}
         />
       </Form.Item>

@@ -245,6 +245,33 @@ describe('号码管理', () => {
     expect(server.requests.some((request) => request.method === 'DELETE')).toBe(true);
   });
 
+  it('rests a number so tasks stop calling from it, and puts it back', async () => {
+    let numbers = [bound, unbound];
+    server = serveConsole('owner', {
+      [`GET ${NUMBERS}`]: () => ok(numbers),
+      [`PUT ${NUMBERS}/02100000001`]: (request) => {
+        const { resting } = request.body as { resting: boolean };
+        const saved = { ...bound, restingSince: resting ? '2026-03-10T01:30:00.000Z' : null };
+        numbers = [saved, unbound];
+        return ok(saved);
+      },
+    });
+    renderApp('/ivr/numbers');
+    await screen.findByText('02100000001');
+    expect(within(row('02100000001')).getByText('使用中')).toBeTruthy();
+
+    fireEvent.click(screen.getByRole('button', { name: '休息 02100000001' }));
+    expect(await within(row('02100000001')).findByText('休息中')).toBeTruthy();
+    expect(server.requests.find((request) => request.method === 'PUT')?.body).toEqual({ resting: true });
+    expect(await screen.findByText('02100000001 开始休息，呼出任务将不再使用该号码')).toBeTruthy();
+
+    fireEvent.click(screen.getByRole('button', { name: '恢复 02100000001' }));
+    expect(await within(row('02100000001')).findByText('使用中')).toBeTruthy();
+    expect(server.requests.filter((request) => request.method === 'PUT').at(-1)?.body).toEqual({
+      resting: false,
+    });
+  });
+
   it('is read-only for a project member, who may still place a 模拟来电', async () => {
     server = serveConsole('member', { [`GET ${NUMBERS}`]: ok([bound, unbound]) });
     renderApp('/ivr/numbers');
@@ -254,7 +281,7 @@ describe('号码管理', () => {
       screen.getByText('仅项目所有者或管理员可以添加、修改号码和呼入设置；你可以查看号码并模拟来电。'),
     ).toBeTruthy();
     expect(screen.queryByRole('button', { name: '添加号码' })).toBeNull();
-    for (const name of ['编辑', '呼入设置', '删除'])
+    for (const name of ['编辑', '呼入设置', '删除', '休息 02100000001'])
       expect(screen.queryByRole('button', { name })).toBeNull();
     expect(screen.queryByRole('switch')).toBeNull();
     expect(within(row('13900000002')).getByText('停用')).toBeTruthy();

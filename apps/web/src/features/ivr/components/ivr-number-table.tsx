@@ -3,6 +3,8 @@ import { Button, Popconfirm, Switch, Table, type TableColumnsType, Tag, Tooltip 
 import { Link } from 'react-router';
 import { toast } from 'sonner';
 import { ivrFlowEditPath } from '@/config/paths';
+import { useRestProjectNumber } from '@/entities/project-number/api/rest-project-number';
+import { chinaTime } from '@/lib/format';
 import { useDeleteProjectNumber } from '../api/delete-project-number';
 import { useSaveProjectNumber } from '../api/save-project-number';
 import { useIvrDialogs } from './ivr-dialogs';
@@ -27,6 +29,7 @@ export function IvrNumberTable({
   const dialogs = useIvrDialogs();
   const update = useSaveProjectNumber(projectId, { creating: false });
   const remove = useDeleteProjectNumber(projectId);
+  const rest = useRestProjectNumber(projectId);
 
   const columns: TableColumnsType<ProjectNumber> = [
     {
@@ -66,6 +69,40 @@ export function IvrNumberTable({
             {enabled ? '启用' : '停用'}
           </Tag>
         ),
+    },
+    {
+      title: '外呼状态',
+      key: 'resting',
+      render: (_, number) => {
+        const busy = rest.isPending && rest.variables?.number === number.number;
+        return (
+          <span className="flex items-center gap-2">
+            {number.restingSince ? (
+              <Tooltip
+                title={`自 ${chinaTime(number.restingSince).format('MM-DD HH:mm')} 起不用于呼出任务，仍接听呼入`}
+              >
+                <Tag color="warning" className="!m-0">
+                  休息中
+                </Tag>
+              </Tooltip>
+            ) : (
+              <Tag color="default" className="!m-0">
+                使用中
+              </Tag>
+            )}
+            {canManage && (
+              <Button
+                {...linkButton}
+                loading={busy}
+                aria-label={`${number.restingSince ? '恢复' : '休息'} ${number.number}`}
+                onClick={() => rest.mutate({ number: number.number, resting: !number.restingSince })}
+              >
+                {number.restingSince ? '恢复' : '休息'}
+              </Button>
+            )}
+          </span>
+        );
+      },
     },
     {
       title: '呼入接听',
