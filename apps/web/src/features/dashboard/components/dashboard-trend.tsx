@@ -26,11 +26,10 @@ export function DashboardTrend({ trend }: { trend: DashboardSummary['trend'] }) 
           xAxis: { type: 'category', data: hours },
           yAxis: { type: 'value', minInterval: 1 },
           series: [
-            { name: '今日', type: 'line', smooth: true, data: trend.today.map((p) => p.calls) },
+            { name: '今日', type: 'line', data: trend.today.map((p) => p.calls) },
             {
               name: '昨日',
               type: 'line',
-              smooth: true,
               lineStyle: { type: 'dashed' },
               data: trend.yesterday.map((p) => p.calls),
             },
