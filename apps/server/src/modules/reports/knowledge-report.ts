@@ -26,7 +26,8 @@ import type { Embedder } from '../knowledge/embedder';
 import { addPair, updateSegment } from '../knowledge/knowledge.service';
 import { retrieve } from '../knowledge/retrieval';
 import { groupQuestions, representative } from './knowledge-topics';
-import { knowledgeSettings, settingOf } from './rollup-knowledge';
+import { knowledgeSettings, PROJECT_TOTAL, settingOf } from './rollup-knowledge';
+import { drillRange } from './rollup-range';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 86_400_000;
@@ -48,15 +49,10 @@ export function knowledgeRange(query: Pick<KnowledgeReportQuery, 'from' | 'to' |
 
 const chinaDay = (at: Date) => new Date(at.getTime() + CHINA_OFFSET_MS).toISOString().slice(0, 10);
 
-/** The call-record list's own filters for the calls that started in [start, end). */
-const rangeDrill = (start: Date, end: Date) => ({
-  from: start.toISOString(),
-  to: new Date(end.getTime() - 1000).toISOString(),
-});
-
 type Totals = { questions: number; hits: number; noAnswer: number };
 const rate = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);
 
+/** The rollup rows of one base, or the project's own rows (PROJECT_TOTAL) without one. */
 async function hourlyRows(db: Database, projectId: string, start: Date, end: Date, baseId?: string) {
   return db
     .select({
@@ -72,7 +68,7 @@ async function hourlyRows(db: Database, projectId: string, start: Date, end: Dat
         eq(knowledgeStatsHourly.projectId, projectId),
         gte(knowledgeStatsHourly.hour, start),
         lt(knowledgeStatsHourly.hour, end),
-        baseId ? eq(knowledgeStatsHourly.knowledgeBaseId, baseId) : undefined,
+        baseId === undefined ? undefined : eq(knowledgeStatsHourly.knowledgeBaseId, baseId),
       ),
     );
 }
@@ -96,8 +92,8 @@ async function baseNames(db: Database, projectId: string): Promise<Map<string, s
 }
 
 /**
- * 知识库统计 from the hourly rollups. Without a knowledge base a question asked of an assistant
- * with several bases counts once per base (the rollup's grain). The call-record list has no
+ * 知识库统计 from the hourly rollups. Without a knowledge base the figures count each question
+ * once (the project's row), while the table by base counts it in every base it was searched in. The call-record list has no
  * knowledge filter, so a figure's drill is the range's calls (the calls the questions came from
  * are among them), and a rate has none.
  */
@@ -108,14 +104,17 @@ export async function knowledgeReport(
 ): Promise<KnowledgeReport> {
   const { start, end, previousStart, granularity } = knowledgeRange(query);
   const baseId = query.knowledgeBaseId;
-  const [current, previous, names] = await Promise.all([
+  const [rows, previous, names] = await Promise.all([
     hourlyRows(db, projectId, start, end, baseId),
-    hourlyRows(db, projectId, previousStart, start, baseId),
+    hourlyRows(db, projectId, previousStart, start, baseId ?? PROJECT_TOTAL),
     baseNames(db, projectId),
   ]);
+  // Figures and trend from the project's row (a question once) or the chosen base's; the table by base.
+  const current = rows.filter((r) => r.knowledgeBaseId === (baseId ?? PROJECT_TOTAL));
+  const perBase = rows.filter((r) => r.knowledgeBaseId !== PROJECT_TOTAL);
   const now = sum(current);
   const before = sum(previous);
-  const drill = rangeDrill(start, end);
+  const drill = drillRange(start, end);
   const figure = (value: number, prev: number, withDrill: boolean): ReportFigure => ({
     value,
     previous: prev,
@@ -123,7 +122,7 @@ export async function knowledgeReport(
   });
 
   const byBase = new Map<string, Totals[]>();
-  for (const r of current) byBase.set(r.knowledgeBaseId, [...(byBase.get(r.knowledgeBaseId) ?? []), r]);
+  for (const r of perBase) byBase.set(r.knowledgeBaseId, [...(byBase.get(r.knowledgeBaseId) ?? []), r]);
   const byKnowledgeBase = [...byBase]
     .map(([id, rows]) => {
       const t = sum(rows);
