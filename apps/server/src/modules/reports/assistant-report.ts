@@ -6,10 +6,12 @@ import {
   type ReportDrill,
   type ReportRangeQuery,
 } from '@callpilot/contracts';
-import { and, eq, gte, isNotNull, lt, ne, sql } from 'drizzle-orm';
+import { and, eq, gte, isNotNull, lt, ne, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { assistants, callStatsHistogram, callStatsHourly, calls } from '../../db/schema';
-import { LATENCY_COMPONENTS, percentileFromBuckets } from './rollup-histograms';
+import { badRequest } from '../../lib/errors';
+import { lineNumberSql, rowsOf } from '../calls/calls.service';
+import { histogramSelect, LATENCY_COMPONENTS, percentileFromBuckets } from './rollup-histograms';
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
@@ -24,7 +26,7 @@ export interface ReportWindow {
   end: Date;
   granularity: 'hour' | 'day';
   /** The call list's from/to for the whole range (its `to` is inclusive: the last millisecond). */
-  drill: { from: string; to: string };
+  drill: ReportDrill;
 }
 
 export function reportWindow(query: Pick<ReportRangeQuery, 'from' | 'to' | 'granularity'>): ReportWindow {
@@ -100,13 +102,32 @@ const zeroSums = (): Sums => Object.fromEntries(Object.keys(sums).map((key) => [
  * from the hourly rollups; latency percentiles and the hang-up funnel from the histograms; grading
  * agreement from the calls themselves (re-graded calls are few). Calls without an assistant (a
  * flow that never reached one) are not part of it.
+ *
+ * Narrowed to a number (lineNumber) or a task (taskId) every part follows: the hourly rollup keeps
+ * both dimensions, the histogram rollup does not, so the funnel and latencies are then read from
+ * the narrowed calls themselves (one number's or task's calls, by the same definition). A flow is
+ * refused: a call a flow answered keeps no assistant (its assistant node talked inside the flow),
+ * so every flow would answer an empty report that looks like "no calls".
  */
 export async function assistantReport(
   db: Database,
   projectId: string,
   query: ReportRangeQuery,
 ): Promise<AssistantReport> {
-  const window = reportWindow(query);
+  if (query.flowId)
+    throw badRequest(
+      '字段 flowId：小助手报表不按流程筛选（流程接听的通话不记在小助手名下），请在呼入统计中按流程查看',
+    );
+  const range = reportWindow(query);
+  // Every drill of the report keeps the number and task it was narrowed to.
+  const window: ReportWindow = {
+    ...range,
+    drill: {
+      ...range.drill,
+      ...(query.lineNumber ? { lineNumber: query.lineNumber } : {}),
+      ...(query.taskId ? { taskId: query.taskId } : {}),
+    },
+  };
   const inRange = and(
     eq(callStatsHourly.projectId, projectId),
     gte(callStatsHourly.hour, window.start),
@@ -114,6 +135,8 @@ export async function assistantReport(
     query.assistantId
       ? eq(callStatsHourly.assistantId, query.assistantId)
       : ne(callStatsHourly.assistantId, ''),
+    query.lineNumber ? eq(callStatsHourly.lineNumber, query.lineNumber) : undefined,
+    query.taskId ? eq(callStatsHourly.taskId, query.taskId) : undefined,
   );
 
   const byVersion = await db
@@ -184,24 +207,27 @@ export async function assistantReport(
     })),
   };
 
-  const histogram = await db
-    .select({
-      kind: callStatsHistogram.kind,
-      bucket: callStatsHistogram.bucket,
-      count: sql<number>`sum(${callStatsHistogram.count})::int`,
-    })
-    .from(callStatsHistogram)
-    .where(
-      and(
-        eq(callStatsHistogram.projectId, projectId),
-        gte(callStatsHistogram.hour, window.start),
-        lt(callStatsHistogram.hour, window.end),
-        query.assistantId
-          ? eq(callStatsHistogram.assistantId, query.assistantId)
-          : ne(callStatsHistogram.assistantId, ''),
-      ),
-    )
-    .groupBy(callStatsHistogram.kind, callStatsHistogram.bucket);
+  const histogram =
+    query.lineNumber || query.taskId
+      ? await histogramOfCalls(db, callsInReport(projectId, query, window))
+      : await db
+          .select({
+            kind: callStatsHistogram.kind,
+            bucket: callStatsHistogram.bucket,
+            count: sql<number>`sum(${callStatsHistogram.count})::int`,
+          })
+          .from(callStatsHistogram)
+          .where(
+            and(
+              eq(callStatsHistogram.projectId, projectId),
+              gte(callStatsHistogram.hour, window.start),
+              lt(callStatsHistogram.hour, window.end),
+              query.assistantId
+                ? eq(callStatsHistogram.assistantId, query.assistantId)
+                : ne(callStatsHistogram.assistantId, ''),
+            ),
+          )
+          .groupBy(callStatsHistogram.kind, callStatsHistogram.bucket);
 
   const hangupFunnel = histogram
     .filter((h) => h.kind === 'hangup_turn' && h.count > 0)
@@ -226,6 +252,31 @@ export async function assistantReport(
   };
 }
 
+/** The report's calls as a condition on `calls`: the range, the assistant(s), the number and task. */
+function callsInReport(projectId: string, query: ReportRangeQuery, window: ReportWindow): SQL {
+  return and(
+    eq(calls.projectId, projectId),
+    gte(calls.startedAt, window.start),
+    lt(calls.startedAt, window.end),
+    query.assistantId ? eq(calls.assistantId, query.assistantId) : isNotNull(calls.assistantId),
+    query.lineNumber ? sql`${lineNumberSql} = ${query.lineNumber}` : undefined,
+    query.taskId ? eq(calls.taskId, query.taskId) : undefined,
+  ) as SQL;
+}
+
+/** The hang-up and latency histograms of the report's calls, summed over assistants and versions. */
+async function histogramOfCalls(db: Database, where: SQL) {
+  const result = await db.execute(sql`
+    select h.kind, h.bucket, sum(h.count)::int as count
+    from (${histogramSelect(where)}) h
+    group by h.kind, h.bucket`);
+  return rowsOf<{ kind: string; bucket: number; count: number }>(result).map((r) => ({
+    kind: r.kind,
+    bucket: Number(r.bucket),
+    count: Number(r.count),
+  }));
+}
+
 /**
  * 评级一致性 per assistant version: calls of the range a person graded that the machine had graded
  * too (a human grade alone says nothing about the machine), machine grade × human grade.
@@ -248,12 +299,9 @@ async function gradingAgreement(
     .from(calls)
     .where(
       and(
-        eq(calls.projectId, projectId),
-        gte(calls.startedAt, window.start),
-        lt(calls.startedAt, window.end),
+        callsInReport(projectId, query, window),
         isNotNull(calls.humanGrade),
         isNotNull(calls.machineGrade),
-        query.assistantId ? eq(calls.assistantId, query.assistantId) : isNotNull(calls.assistantId),
       ),
     )
     .groupBy(calls.assistantId, calls.assistantVersion, calls.machineGrade, calls.humanGrade);

@@ -56,32 +56,32 @@ export function percentileFromBuckets(
 }
 
 /**
- * The histograms of the calls `where` selects (a condition on `calls c`), per assistant and
+ * The histograms of the calls `where` selects (a condition on `calls`), per assistant and
  * version: the one definition both the rollup (one project-hour) and the assistant report's
  * narrowed reads (a number or a task, dimensions the histogram rollup does not keep) aggregate.
  * Columns: assistant_id, assistant_version, kind, bucket, count.
  */
 export function histogramSelect(where: SQL): SQL {
   return sql`
-    select coalesce(c.assistant_id, '') as assistant_id, coalesce(c.assistant_version, 0) as assistant_version,
-           'hangup_turn' as kind, least(c.turn_count, ${HANGUP_TURN_CAP}) as bucket, count(*)::int as count
-    from calls c
-    where ${where} and c.status = 'ended' and c.answered_at is not null and c.hangup_by = 'callee'
+    select coalesce(calls.assistant_id, '') as assistant_id, coalesce(calls.assistant_version, 0) as assistant_version,
+           'hangup_turn' as kind, least(calls.turn_count, ${HANGUP_TURN_CAP}) as bucket, count(*)::int as count
+    from calls
+    where ${where} and calls.status = 'ended' and calls.answered_at is not null and calls.hangup_by = 'callee'
     group by 1, 2, 4
     union all
-    select coalesce(c.assistant_id, ''), coalesce(c.assistant_version, 0),
+    select coalesce(calls.assistant_id, ''), coalesce(calls.assistant_version, 0),
            'latency_' || v.component,
            floor(ln(greatest(v.ms, 0) + 1) / ln(2) * ${BUCKETS_PER_OCTAVE} + ${EPSILON})::int,
            count(*)::int
-    from calls c
-    join call_turns t on t.call_id = c.id
+    from calls
+    join call_turns t on t.call_id = calls.id
     cross join lateral (values
       ('recognition', (t.latency->>'recognitionMs')::double precision),
       ('retrieval', (t.latency->>'retrievalMs')::double precision),
       ('brain', (t.latency->>'brainMs')::double precision),
       ('synthesis', (t.latency->>'synthesisMs')::double precision)
     ) as v(component, ms)
-    where ${where} and c.status = 'ended' and t.speaker = 'assistant' and jsonb_typeof(t.latency) = 'object' and v.ms is not null
+    where ${where} and calls.status = 'ended' and t.speaker = 'assistant' and jsonb_typeof(t.latency) = 'object' and v.ms is not null
     group by 1, 2, 3, 4`;
 }
 
@@ -103,6 +103,6 @@ export async function recomputeHistograms(tx: RollupExecutor, projectId: string,
     insert into call_stats_histogram (project_id, hour, assistant_id, assistant_version, kind, bucket, count)
     select ${projectId}, ${start}::timestamptz, h.assistant_id, h.assistant_version, h.kind, h.bucket, h.count
     from (${histogramSelect(
-      sql`c.project_id = ${projectId} and c.started_at >= ${start}::timestamptz and c.started_at < ${end}::timestamptz`,
+      sql`calls.project_id = ${projectId} and calls.started_at >= ${start}::timestamptz and calls.started_at < ${end}::timestamptz`,
     )}) h`);
 }
