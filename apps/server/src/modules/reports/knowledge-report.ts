@@ -119,6 +119,7 @@ export async function knowledgeReport(
     value,
     previous: prev,
     drill: withDrill ? drill : null,
+    previousDrill: withDrill ? drillRange(previousStart, start) : null,
   });
 
   const byBase = new Map<string, Totals[]>();

@@ -259,6 +259,12 @@ describe('knowledge report', () => {
       from: '2026-11-19T16:00:00.000Z',
       to: '2026-11-20T15:59:59.999Z',
     });
+    // The previous figure's calls are the previous day's, never this range's.
+    expect(report.figures.questions.previousDrill).toEqual({
+      from: '2026-11-18T16:00:00.000Z',
+      to: '2026-11-19T15:59:59.999Z',
+    });
+    expect(report.figures.hitRate.previousDrill).toBeNull();
     expect(report.figures.hitRate.value).toBeCloseTo(2 / 6);
     expect(report.figures.noAnswerRate.value).toBeCloseTo(4 / 6);
     expect(report.byKnowledgeBase).toEqual([
