@@ -97,7 +97,8 @@ export async function numberHealthReport(
         answerRate: d.calls > 0 ? d.answered / d.calls : null,
         calls: d.calls,
       })),
-      drill: { ...window.drill, direction: 'outbound', number },
+      // lineNumber, exact: `number` matches a part of either side, a customer's number too.
+      drill: { ...window.drill, direction: 'outbound', lineNumber: number },
     });
   }
   // Warnings first, then the busiest numbers.
