@@ -344,4 +344,16 @@ describe('rollups rebuilt after a restart', () => {
 
     for (const [i, table] of tables.entries()) expect(await table.rows(), table.name).toEqual(built[i]);
   });
+
+  it("fill in the knowledge rollup's project row where an older version wrote only the bases'", async () => {
+    const built = await tables[2]!.rows();
+    await t.db
+      .delete(knowledgeStatsHourly)
+      .where(
+        and(eq(knowledgeStatsHourly.projectId, projectId), eq(knowledgeStatsHourly.knowledgeBaseId, '')),
+      );
+    await markMissingHours(t.db, projectId);
+    expect(await processDirty(t.db)).toBeGreaterThan(0);
+    expect(await tables[2]!.rows()).toEqual(built);
+  });
 });
