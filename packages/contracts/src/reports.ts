@@ -44,11 +44,16 @@ export const reportExportQuery = z.object({ format: z.enum(['csv', 'xlsx']).defa
 export const reportDrill = z.record(z.string(), z.string());
 export type ReportDrill = z.infer<typeof reportDrill>;
 
-/** A figure now and in the previous period of the same length (for ↑↓ %). */
+/**
+ * A figure now and in the previous period of the same length (for ↑↓ %). `drill` reproduces
+ * `value` (the range asked for); `previousDrill`, where given, reproduces `previous` (the same
+ * filters over the previous period), so a link on the previous figure never opens this range's calls.
+ */
 export const reportFigure = z.object({
   value: z.number(),
   previous: z.number(),
   drill: reportDrill.nullable(),
+  previousDrill: reportDrill.nullable().optional(),
 });
 export type ReportFigure = z.infer<typeof reportFigure>;
 

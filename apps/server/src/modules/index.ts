@@ -18,8 +18,6 @@ import { oidcRoutes } from './oidc/oidc.routes';
 import { opendockRoutes } from './opendock/opendock.routes';
 import { opendockPlatformRoutes } from './opendock/platform/platform.routes';
 import { projectsRoutes } from './projects/projects.routes';
-import { callinReportRoutes } from './reports/callin.routes';
-import { knowledgeReportRoutes } from './reports/knowledge.routes';
 import { reportsRoutes } from './reports/reports.routes';
 import { speechProvidersRoutes } from './speech-providers/speech-providers.routes';
 import { speechSettingsRoutes } from './speech-settings/speech-settings.routes';
@@ -61,6 +59,4 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   opendockRoutes,
   webhooksRoutes,
   reportsRoutes,
-  knowledgeReportRoutes,
-  callinReportRoutes,
 ];

@@ -48,9 +48,11 @@ export class CallRepository implements CallRecorder {
   /**
    * Marks the hours of these calls for the report rollups (modules/reports/rollup-worker.ts). The
    * reports count ended calls only, so only the writes that end a call or change an ended call's
-   * figures mark: the end (and the refusal at the inbound limit, the crash close), the analysis and
-   * a human grade. A live call is in no report until it ends; answer, turns, flow steps, tags and
-   * recordings change no figure of an ended call.
+   * figures mark: the end (and the refusal at the inbound limit, the crash close), the analysis, a
+   * human grade, and a stored recording that moved the turns (a knowledge gap is dated by its turn).
+   * A live call is in no report until it ends; answer, turns, flow steps and tags change no figure
+   * of an ended call. No path deletes a call; a project removed in the database takes its calls
+   * and its rollups alike (both cascade from projects).
    */
   private async markStatsDirty(rows: Pick<CallRow, 'projectId' | 'startedAt'>[]) {
     if (rows.length === 0) return;
@@ -349,6 +351,7 @@ export class CallRepository implements CallRecorder {
       }
       return claimed;
     });
+    if (recording.turns.length > 0) await this.markStatsDirty(rows);
     this.publishRows(projectId, 'updated', rows);
     for (const row of rows) await this.webhooks?.recordingReady(row);
     return rows.length > 0;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, loginAs, seedUser } from '../../../test/helpers';
-import { assistants, callStatsHistogram, callStatsHourly, calls } from '../../db/schema';
+import { assistants, callStatsHistogram, callStatsHourly, calls, callTurns } from '../../db/schema';
 import { latencyBucket, latencyBucketMs } from './rollup-histograms';
 
 /**
@@ -293,5 +293,119 @@ describe('assistant report (小助手报表)', () => {
       headers: outsider,
     });
     expect(foreign.statusCode).toBe(403);
+  });
+});
+
+describe('assistant report narrowed to a number or a task', () => {
+  const LINE = '02160880009';
+  const task = randomUUID();
+  const DAY = 'from=2026-11-12&to=2026-11-12';
+  const DAY_DRILL = { from: '2026-11-11T16:00:00.000Z', to: '2026-11-12T15:59:59.999Z' };
+
+  beforeAll(async () => {
+    // China 2026-11-12 10:00: one task's calls on LINE, another line's, and no task.
+    await t.db.insert(callStatsHourly).values([
+      hourly(a.projectId, '2026-11-12T02:00:00Z', {
+        assistantId: sales,
+        assistantVersion: 1,
+        lineNumber: LINE,
+        taskId: task,
+        calls: 3,
+        answered: 2,
+      }),
+      hourly(a.projectId, '2026-11-12T02:00:00Z', {
+        assistantId: sales,
+        assistantVersion: 1,
+        lineNumber: '02160880001',
+        calls: 5,
+        answered: 1,
+      }),
+    ]);
+    // The histogram rollup has no number or task: these calls are what the narrowed funnel reads.
+    const onLine = randomUUID();
+    const elsewhere = randomUUID();
+    const base = {
+      projectId: a.projectId,
+      direction: 'outbound' as const,
+      calleeNumber: '13800138000',
+      status: 'ended' as const,
+      startedAt: at('2026-11-12T02:10:00Z'),
+      answeredAt: at('2026-11-12T02:10:05Z'),
+      hangupBy: 'callee' as const,
+      assistantId: sales,
+      assistantName: '销售助手',
+      assistantVersion: 1,
+    };
+    await t.db.insert(calls).values([
+      {
+        ...base,
+        id: onLine,
+        callerNumber: LINE,
+        taskId: task,
+        turnCount: 2,
+        machineGrade: 'A',
+        humanGrade: 'B',
+      },
+      {
+        ...base,
+        id: elsewhere,
+        callerNumber: '02160880001',
+        turnCount: 7,
+        machineGrade: 'C',
+        humanGrade: 'C',
+      },
+    ]);
+    const turn = (callId: string, brainMs: number) => ({
+      callId,
+      index: 1,
+      speaker: 'assistant' as const,
+      text: '好的',
+      startMs: 0,
+      endMs: 900,
+      latency: { recognitionMs: 100, retrievalMs: 10, brainMs, firstTokenMs: 1, synthesisMs: 50 },
+    });
+    await t.db.insert(callTurns).values([turn(onLine, 500), turn(elsewhere, 4000)]);
+  });
+
+  for (const filter of [`lineNumber=${LINE}`, `taskId=${task}`]) {
+    it(`follows ${filter.split('=')[0]} in every part, drills included`, async () => {
+      const res = await report(`${DAY}&${filter}`);
+      expect(res.statusCode, res.body).toBe(200);
+      const data = res.json().data;
+      const narrowed = filter.startsWith('lineNumber') ? { lineNumber: LINE } : { taskId: task };
+      expect(data.rows.map((r: { version: number | null; calls: number }) => [r.version, r.calls])).toEqual([
+        [null, 3],
+        [1, 3],
+      ]);
+      expect(data.rows[0].drill).toEqual({ ...DAY_DRILL, ...narrowed, assistantId: sales });
+      expect(
+        data.trend.points.reduce((n: number, p: { values: { calls: number } }) => n + p.values.calls, 0),
+      ).toBe(3);
+      expect(data.hangupFunnel).toEqual([{ turn: 2, calls: 1 }]);
+      const brain = data.latency.find((l: { component: string }) => l.component === 'brain');
+      expect(brain).toMatchObject({ samples: 1, p50Ms: latencyBucketMs(latencyBucket(500)) });
+      expect(data.grading).toHaveLength(1);
+      expect(data.grading[0]).toMatchObject({ version: 1, regraded: 1, agreed: 0 });
+      expect(data.grading[0].drill).toMatchObject(narrowed);
+    });
+  }
+
+  it('without them counts the whole day', async () => {
+    const data = (await report(DAY)).json().data;
+    expect(data.rows[0].calls).toBe(8);
+    // Straight from the histogram rollup, which nobody wrote for these inserted calls.
+    expect(data.grading[0]).toMatchObject({ regraded: 2, agreed: 1 });
+  });
+
+  it('refuses a flow, naming the field', async () => {
+    const res = await report(`${DAY}&flowId=${randomUUID()}`);
+    expect(res.statusCode).toBe(400);
+    expect(res.json().message).toContain('字段 flowId');
+    const file = await t.app.inject({
+      method: 'GET',
+      url: `/api/project/${a.projectId}/reports/assistant/export?${DAY}&flowId=${randomUUID()}`,
+      headers: owner,
+    });
+    expect(file.statusCode).toBe(400);
   });
 });

@@ -1,62 +1,22 @@
-import {
-  type AssistantReport,
-  type AssistantReportRow,
-  type LatencyComponent,
-  REPORT_HOURLY_MAX_DAYS,
-  type ReportDrill,
-  type ReportRangeQuery,
+import type {
+  AssistantReport,
+  AssistantReportRow,
+  LatencyComponent,
+  ReportDrill,
+  ReportRangeQuery,
 } from '@callpilot/contracts';
-import { and, eq, gte, isNotNull, lt, ne, sql } from 'drizzle-orm';
+import { and, eq, gte, isNotNull, lt, ne, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { assistants, callStatsHistogram, callStatsHourly, calls } from '../../db/schema';
-import { LATENCY_COMPONENTS, percentileFromBuckets } from './rollup-histograms';
+import { badRequest } from '../../lib/errors';
+import { lineNumberSql, rowsOf } from '../calls/calls.service';
+import type { ReportSheet } from './report-file';
+import { histogramSelect, LATENCY_COMPONENTS, percentileFromBuckets } from './rollup-histograms';
+import { bucketOf, bucketStarts, type ReportRange, ratio, reportRange } from './rollup-range';
 
-const HOUR = 3_600_000;
-const DAY = 86_400_000;
-/** China time is UTC+8 all year (no daylight saving). */
-const CHINA_OFFSET = 8 * HOUR;
 const GRADES = ['A', 'B', 'C', 'D'] as const;
 type Grade = (typeof GRADES)[number];
 
-/** A report's China-day range as UTC instants: [start, end), and the buckets its trend uses. */
-export interface ReportWindow {
-  start: Date;
-  end: Date;
-  granularity: 'hour' | 'day';
-  /** The call list's from/to for the whole range (its `to` is inclusive: the last millisecond). */
-  drill: { from: string; to: string };
-}
-
-export function reportWindow(query: Pick<ReportRangeQuery, 'from' | 'to' | 'granularity'>): ReportWindow {
-  const start = new Date(Date.parse(`${query.from}T00:00:00+08:00`));
-  const end = new Date(Date.parse(`${query.to}T00:00:00+08:00`) + DAY);
-  const days = Math.round((end.getTime() - start.getTime()) / DAY);
-  const granularity =
-    query.granularity === 'auto' ? (days <= REPORT_HOURLY_MAX_DAYS ? 'hour' : 'day') : query.granularity;
-  return {
-    start,
-    end,
-    granularity,
-    drill: { from: start.toISOString(), to: new Date(end.getTime() - 1).toISOString() },
-  };
-}
-
-/** The start of the China-time hour or day a UTC instant falls in. */
-export function bucketStart(at: Date, granularity: 'hour' | 'day'): number {
-  const t = at.getTime();
-  if (granularity === 'hour') return Math.floor(t / HOUR) * HOUR;
-  return Math.floor((t + CHINA_OFFSET) / DAY) * DAY - CHINA_OFFSET;
-}
-
-/** Every bucket of the range, so a chart shows quiet hours as zero rather than skipping them. */
-export function bucketStarts(window: Pick<ReportWindow, 'start' | 'end'>, granularity: 'hour' | 'day') {
-  const step = granularity === 'hour' ? HOUR : DAY;
-  const out: number[] = [];
-  for (let t = bucketStart(window.start, granularity); t < window.end.getTime(); t += step) out.push(t);
-  return out;
-}
-
-const ratio = (part: number, whole: number) => (whole > 0 ? part / whole : 0);
 const emptyGrades = (): Record<Grade, number> => ({ A: 0, B: 0, C: 0, D: 0 });
 
 const sums = {
@@ -100,20 +60,36 @@ const zeroSums = (): Sums => Object.fromEntries(Object.keys(sums).map((key) => [
  * from the hourly rollups; latency percentiles and the hang-up funnel from the histograms; grading
  * agreement from the calls themselves (re-graded calls are few). Calls without an assistant (a
  * flow that never reached one) are not part of it.
+ *
+ * Narrowed to a number (lineNumber) or a task (taskId) every part follows: the hourly rollup keeps
+ * both dimensions, the histogram rollup does not, so the funnel and latencies are then read from
+ * the narrowed calls themselves (one number's or task's calls, by the same definition). A flow is
+ * refused: a call a flow answered keeps no assistant (its assistant node talked inside the flow),
+ * so every flow would answer an empty report that looks like "no calls".
  */
 export async function assistantReport(
   db: Database,
   projectId: string,
   query: ReportRangeQuery,
 ): Promise<AssistantReport> {
-  const window = reportWindow(query);
+  if (query.flowId)
+    throw badRequest(
+      '字段 flowId：小助手报表不按流程筛选（流程接听的通话不记在小助手名下），请在呼入统计中按流程查看',
+    );
+  const range = reportRange(query);
+  // Every drill of the report keeps the number and task it was narrowed to.
+  const window: ReportRange = {
+    ...range,
+    drill: {
+      ...range.drill,
+      ...(query.lineNumber ? { lineNumber: query.lineNumber } : {}),
+      ...(query.taskId ? { taskId: query.taskId } : {}),
+    },
+  };
   const inRange = and(
-    eq(callStatsHourly.projectId, projectId),
-    gte(callStatsHourly.hour, window.start),
-    lt(callStatsHourly.hour, window.end),
-    query.assistantId
-      ? eq(callStatsHourly.assistantId, query.assistantId)
-      : ne(callStatsHourly.assistantId, ''),
+    ofReport(callStatsHourly, projectId, query, window),
+    query.lineNumber ? eq(callStatsHourly.lineNumber, query.lineNumber) : undefined,
+    query.taskId ? eq(callStatsHourly.taskId, query.taskId) : undefined,
   );
 
   const byVersion = await db
@@ -165,9 +141,9 @@ export async function assistantReport(
     .from(callStatsHourly)
     .where(inRange)
     .groupBy(callStatsHourly.hour);
-  const trendSums = new Map(bucketStarts(window, window.granularity).map((t) => [t, zeroSums()]));
+  const trendSums = new Map(bucketStarts(window).map((t) => [t.getTime(), zeroSums()]));
   for (const h of hourly) {
-    const bucket = trendSums.get(bucketStart(h.hour, window.granularity));
+    const bucket = trendSums.get(bucketOf(h.hour, window.granularity));
     if (bucket) addSums(bucket, h);
   }
   const trend = {
@@ -184,24 +160,18 @@ export async function assistantReport(
     })),
   };
 
-  const histogram = await db
-    .select({
-      kind: callStatsHistogram.kind,
-      bucket: callStatsHistogram.bucket,
-      count: sql<number>`sum(${callStatsHistogram.count})::int`,
-    })
-    .from(callStatsHistogram)
-    .where(
-      and(
-        eq(callStatsHistogram.projectId, projectId),
-        gte(callStatsHistogram.hour, window.start),
-        lt(callStatsHistogram.hour, window.end),
-        query.assistantId
-          ? eq(callStatsHistogram.assistantId, query.assistantId)
-          : ne(callStatsHistogram.assistantId, ''),
-      ),
-    )
-    .groupBy(callStatsHistogram.kind, callStatsHistogram.bucket);
+  const histogram =
+    query.lineNumber || query.taskId
+      ? await histogramOfCalls(db, callsInReport(projectId, query, window))
+      : await db
+          .select({
+            kind: callStatsHistogram.kind,
+            bucket: callStatsHistogram.bucket,
+            count: sql<number>`sum(${callStatsHistogram.count})::int`,
+          })
+          .from(callStatsHistogram)
+          .where(ofReport(callStatsHistogram, projectId, query, window))
+          .groupBy(callStatsHistogram.kind, callStatsHistogram.bucket);
 
   const hangupFunnel = histogram
     .filter((h) => h.kind === 'hangup_turn' && h.count > 0)
@@ -226,6 +196,46 @@ export async function assistantReport(
   };
 }
 
+/** A rollup's rows of the report: the project's hours of the range, the assistant or every one. */
+function ofReport(
+  table: typeof callStatsHourly | typeof callStatsHistogram,
+  projectId: string,
+  query: ReportRangeQuery,
+  window: ReportRange,
+) {
+  return and(
+    eq(table.projectId, projectId),
+    gte(table.hour, window.start),
+    lt(table.hour, window.end),
+    query.assistantId ? eq(table.assistantId, query.assistantId) : ne(table.assistantId, ''),
+  );
+}
+
+/** The report's calls as a condition on `calls`: the range, the assistant(s), the number and task. */
+function callsInReport(projectId: string, query: ReportRangeQuery, window: ReportRange): SQL {
+  return and(
+    eq(calls.projectId, projectId),
+    gte(calls.startedAt, window.start),
+    lt(calls.startedAt, window.end),
+    query.assistantId ? eq(calls.assistantId, query.assistantId) : isNotNull(calls.assistantId),
+    query.lineNumber ? sql`${lineNumberSql} = ${query.lineNumber}` : undefined,
+    query.taskId ? eq(calls.taskId, query.taskId) : undefined,
+  ) as SQL;
+}
+
+/** The hang-up and latency histograms of the report's calls, summed over assistants and versions. */
+async function histogramOfCalls(db: Database, where: SQL) {
+  const result = await db.execute(sql`
+    select h.kind, h.bucket, sum(h.count)::int as count
+    from (${histogramSelect(where)}) h
+    group by h.kind, h.bucket`);
+  return rowsOf<{ kind: string; bucket: number; count: number }>(result).map((r) => ({
+    kind: r.kind,
+    bucket: Number(r.bucket),
+    count: Number(r.count),
+  }));
+}
+
 /**
  * 评级一致性 per assistant version: calls of the range a person graded that the machine had graded
  * too (a human grade alone says nothing about the machine), machine grade × human grade.
@@ -234,7 +244,7 @@ async function gradingAgreement(
   db: Database,
   projectId: string,
   query: ReportRangeQuery,
-  window: ReportWindow,
+  window: ReportRange,
   names: Map<string, string>,
 ): Promise<AssistantReport['grading']> {
   const pairs = await db
@@ -248,12 +258,9 @@ async function gradingAgreement(
     .from(calls)
     .where(
       and(
-        eq(calls.projectId, projectId),
-        gte(calls.startedAt, window.start),
-        lt(calls.startedAt, window.end),
+        callsInReport(projectId, query, window),
         isNotNull(calls.humanGrade),
         isNotNull(calls.machineGrade),
-        query.assistantId ? eq(calls.assistantId, query.assistantId) : isNotNull(calls.assistantId),
       ),
     )
     .groupBy(calls.assistantId, calls.assistantVersion, calls.machineGrade, calls.humanGrade);
@@ -295,7 +302,7 @@ const percent = (rate: number) => Math.round(rate * 1000) / 10;
 const oneDecimal = (n: number) => Math.round(n * 10) / 10;
 
 /** The report's table as a spreadsheet: one line per assistant and per version, rates in %. */
-export function assistantReportSheet(report: AssistantReport) {
+export function assistantReportSheet(report: AssistantReport): ReportSheet {
   const header = [
     '小助手',
     '版本',
@@ -326,5 +333,5 @@ export function assistantReportSheet(report: AssistantReport) {
     percent(r.transferRate),
     percent(r.optOutRate),
   ]);
-  return { header, rows };
+  return { name: '小助手报表', header, rows };
 }

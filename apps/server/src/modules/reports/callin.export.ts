@@ -1,6 +1,5 @@
 import type { CallinReport, ReportRow } from '@callpilot/contracts';
-import ExcelJS from 'exceljs';
-import { CSV_BOM, csvLine, type SheetValue, sheetCell, sheetColumns } from '../../lib/spreadsheet';
+import type { ReportSheet } from './report-file';
 import { CHINA_OFFSET_MS } from './rollup-range';
 
 const FIGURE_LABELS: Record<keyof CallinReport['figures'], string> = {
@@ -49,15 +48,9 @@ const chinaBucket = (iso: string, granularity: 'hour' | 'day') => {
   return granularity === 'hour' ? `${text.slice(0, 10)} ${text.slice(11, 16)}` : text.slice(0, 10);
 };
 
-interface Sheet {
-  name: string;
-  header: string[];
-  rows: SheetValue[][];
-}
-
-/** The report as tables: figures, trend, by number, by flow (the export's sheets, CSV's sections). */
-export function callinSheets(report: CallinReport): Sheet[] {
-  const breakdown = (name: string, first: string, rows: ReportRow[]): Sheet => ({
+/** The report as tables: figures, trend, by number, by flow (the export's worksheets, CSV's sections). */
+export function callinSheets(report: CallinReport): ReportSheet[] {
+  const breakdown = (name: string, first: string, rows: ReportRow[]): ReportSheet => ({
     name,
     header: [first, ...ROW_COLUMNS.map(([, title]) => title)],
     rows: rows.map((r) => [r.label, ...ROW_COLUMNS.map(([key]) => rate(key, r.values[key] ?? 0))]),
@@ -87,23 +80,4 @@ export function callinSheets(report: CallinReport): Sheet[] {
     breakdown('按号码', '号码', report.byNumber),
     breakdown('按流程', '流程', report.byFlow),
   ];
-}
-
-/** CSV with a BOM (Excel on a Chinese Windows reads it as UTF-8): the sheets one after another. */
-export function callinCsv(report: CallinReport): Buffer {
-  const parts = callinSheets(report).map(
-    (sheet) => csvLine([sheet.name]) + csvLine(sheet.header) + sheet.rows.map(csvLine).join(''),
-  );
-  return Buffer.from(CSV_BOM + parts.join('\r\n'), 'utf8');
-}
-
-/** A small workbook built in memory: a report is at most a few thousand rows. */
-export async function callinXlsx(report: CallinReport): Promise<Buffer> {
-  const workbook = new ExcelJS.Workbook();
-  for (const sheet of callinSheets(report)) {
-    const ws = workbook.addWorksheet(sheet.name);
-    ws.columns = sheetColumns(sheet.header.map((header, i) => ({ header, width: i === 0 ? 20 : 16 })));
-    for (const row of sheet.rows) ws.addRow(row.map(sheetCell));
-  }
-  return Buffer.from(await workbook.xlsx.writeBuffer());
 }

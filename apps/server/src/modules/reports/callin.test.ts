@@ -200,9 +200,13 @@ describe('inbound report', () => {
       ['4001', 4, 3],
       ['4002', 2, 1],
     ]);
+    // The calls no flow answered have their own labelled row, last, so the table adds up.
     expect(r.byFlow.map((row) => [row.label, row.values.offered, row.values.abandonedFlow])).toEqual([
       ['客服热线', 3, 1],
+      ['无通话流程', 3, 0],
     ]);
+    expect(r.byFlow.reduce((n, row) => n + (row.values.offered ?? 0), 0)).toBe(r.figures.offered.value);
+    expect(r.byFlow[1]).toMatchObject({ key: '', drill: null });
     expect(r.flowFunnel).toBeNull();
     const flow = await report(`from=2026-11-02&to=2026-11-03&flowId=${flowId}`);
     expect(flow.figures.offered.value).toBe(3);
@@ -228,8 +232,27 @@ describe('inbound report', () => {
     }
     for (const bucket of r.answeredWithin)
       expect(await listTotal(bucket.drill ?? {}), bucket.label).toBe(bucket.count);
-    for (const row of [...r.byNumber, ...r.byFlow])
+    for (const row of [...r.byNumber, ...r.byFlow].filter((row) => row.drill))
       expect(await listTotal(row.drill ?? {}), row.key).toBe(row.values.offered);
+    const chosen = await report(`from=2026-11-02&to=2026-11-03&flowId=${flowId}`);
+    expect(chosen.byFlow.map((row) => row.key)).toEqual([flowId]);
+  });
+
+  it("drills a previous figure to the previous period's calls, never this range's", async () => {
+    const r = await report('from=2026-11-02&to=2026-11-03');
+    const previousRange = { from: cn('2026-10-31 00:00:00').toISOString(), to: '2026-11-01T15:59:59.999Z' };
+    for (const [key, figure] of Object.entries(r.figures)) {
+      expect(figure.drill, key).toMatchObject({
+        from: '2026-11-01T16:00:00.000Z',
+        to: '2026-11-03T15:59:59.999Z',
+      });
+      expect(figure.previousDrill, key).toMatchObject(previousRange);
+      if (key.startsWith('avg') || key === 'answerRate') continue;
+      const expected = key.startsWith('max') ? r.figures.answered.previous : figure.previous;
+      expect(await listTotal(figure.previousDrill ?? {}), key).toBe(expected);
+    }
+    // The previous period's longest wait (1 s) is its own, not this range's 12 s.
+    expect(r.figures.maxWaitSeconds.previousDrill?.waitMin).toBe('1');
   });
 
   it('answers an empty range with zeros', async () => {

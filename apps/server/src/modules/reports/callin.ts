@@ -55,6 +55,9 @@ function add(into: Totals, row: Totals) {
   into.waitMax = Math.max(into.waitMax, row.waitMax);
 }
 
+/** The by-flow key of the calls no flow answered (the rollup's "none"). */
+const NO_FLOW = '';
+
 /** Every end reason but the refusal at the limit: the list's way to say "not refused". */
 const NOT_REFUSED = (Object.keys(END_REASON_LABELS) as EndReason[])
   .filter((r) => r !== 'callin_limit')
@@ -134,6 +137,7 @@ export async function callinReport(
     ...(query.flowId ? { flowId: query.flowId } : {}),
   });
   const drillNow = base(range.start, range.end);
+  const drillBefore = base(range.previousStart, range.previousEnd);
 
   const rows = await db
     .select({
@@ -178,21 +182,25 @@ export async function callinReport(
     const key = `${china.getUTCDay() || 7}/${china.getUTCHours()}`;
     heat.set(key, (heat.get(key) ?? 0) + row.calls);
     if (row.lineNumber) add(getOr(byNumber, row.lineNumber), row);
-    if (row.flowId) add(getOr(byFlow, row.flowId), row);
+    // '' holds the calls no flow answered (a number bound to an assistant): a row of its own, so
+    // the table adds up to the calls offered.
+    add(getOr(byFlow, row.flowId), row);
   }
 
   const valuesNow = figureValues(now);
   const valuesBefore = figureValues(previous);
   const figures = Object.fromEntries(
     (Object.keys(FIGURE_DRILLS) as (keyof CallinReport['figures'])[]).map((key) => {
-      const extra =
-        key === 'maxWaitSeconds' && now.answered > 0
-          ? { ...FIGURE_DRILLS[key], waitMin: String(now.waitMax) }
+      // The longest wait drills to the calls that waited that long, in each period its own maximum.
+      const extra = (totals: Totals) =>
+        key === 'maxWaitSeconds' && totals.answered > 0
+          ? { ...FIGURE_DRILLS[key], waitMin: String(totals.waitMax) }
           : FIGURE_DRILLS[key];
       const figure: ReportFigure = {
         value: valuesNow[key],
         previous: valuesBefore[key],
-        drill: { ...drillNow, ...extra },
+        drill: { ...drillNow, ...extra(now) },
+        previousDrill: { ...drillBefore, ...extra(previous) },
       };
       return [key, figure];
     }),
@@ -231,7 +239,11 @@ export async function callinReport(
     for (let hour = 0; hour < 24; hour++)
       heatmap.push({ weekday, hour, value: heat.get(`${weekday}/${hour}`) ?? 0 });
 
-  const flowNames = await namesOfFlows(db, projectId, [...byFlow.keys()]);
+  const flowNames = await namesOfFlows(
+    db,
+    projectId,
+    [...byFlow.keys()].filter((id) => id !== NO_FLOW),
+  );
   const sorted = (map: Map<string, Totals>) =>
     [...map].sort((a, b) => b[1].calls - a[1].calls || (a[0] < b[0] ? -1 : 1));
   const numberRows: ReportRow[] = sorted(byNumber).map(([number, t]) => ({
@@ -240,12 +252,20 @@ export async function callinReport(
     values: rowValues(t),
     drill: { ...drillNow, lineNumber: number },
   }));
-  const flowRows: ReportRow[] = sorted(byFlow).map(([flowId, t]) => ({
-    key: flowId,
-    label: flowNames.get(flowId) ?? '已删除的流程',
-    values: rowValues(t),
-    drill: { ...drillNow, flowId },
-  }));
+  const flowRows: ReportRow[] = sorted(byFlow)
+    // The calls without a flow close the table rather than sit among the flows.
+    .sort((a, b) => Number(a[0] === NO_FLOW) - Number(b[0] === NO_FLOW))
+    .map(([flowId, t]) =>
+      flowId === NO_FLOW
+        ? // The call list has no "answered by no flow" filter yet: the row says so by having no link.
+          { key: NO_FLOW, label: '无通话流程', values: rowValues(t), drill: null }
+        : {
+            key: flowId,
+            label: flowNames.get(flowId) ?? '已删除的流程',
+            values: rowValues(t),
+            drill: { ...drillNow, flowId },
+          },
+    );
 
   return {
     range: { from: range.from, to: range.to, previousFrom: range.previousFrom, previousTo: range.previousTo },

@@ -5,7 +5,6 @@ import {
   type KnowledgeReport,
   type KnowledgeReportQuery,
   knowledgeSegmentUpdateRequest,
-  REPORT_HOURLY_MAX_DAYS,
   type ReportFigure,
   type ReportPoint,
 } from '@callpilot/contracts';
@@ -19,44 +18,23 @@ import {
   knowledgeStatsHourly,
 } from '../../db/schema';
 import { badRequest, notFound } from '../../lib/errors';
-import type { DownloadFile } from '../../lib/reply';
-import { CSV_CONTENT_TYPE, csvFile, XLSX_CONTENT_TYPE, xlsxFile } from '../../lib/spreadsheet';
+import type { SheetValue } from '../../lib/spreadsheet';
 import { rowsOf } from '../calls/calls.service';
 import type { Embedder } from '../knowledge/embedder';
 import { addPair, updateSegment } from '../knowledge/knowledge.service';
 import { retrieve } from '../knowledge/retrieval';
 import { groupQuestions, representative } from './knowledge-topics';
-import { knowledgeSettings, settingOf } from './rollup-knowledge';
+import type { ReportSheet } from './report-file';
+import { knowledgeSettings, PROJECT_TOTAL, settingOf } from './rollup-knowledge';
+import { bucketOf, bucketStarts, drillRange, reportRange } from './rollup-range';
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 86_400_000;
-/** China time: UTC+8 all year. */
-const CHINA_OFFSET_MS = 8 * HOUR_MS;
 const MAX_TOPICS = 200;
 const MAX_EXAMPLES = 5;
-
-/** The range's instants: its China days, and the same number of days just before. */
-export function knowledgeRange(query: Pick<KnowledgeReportQuery, 'from' | 'to' | 'granularity'>) {
-  const start = new Date(Date.parse(`${query.from}T00:00:00+08:00`));
-  const end = new Date(Date.parse(`${query.to}T00:00:00+08:00`) + DAY_MS);
-  const days = Math.round((end.getTime() - start.getTime()) / DAY_MS);
-  const previousStart = new Date(start.getTime() - days * DAY_MS);
-  const granularity: 'hour' | 'day' =
-    query.granularity === 'auto' ? (days <= REPORT_HOURLY_MAX_DAYS ? 'hour' : 'day') : query.granularity;
-  return { start, end, previousStart, days, granularity };
-}
-
-const chinaDay = (at: Date) => new Date(at.getTime() + CHINA_OFFSET_MS).toISOString().slice(0, 10);
-
-/** The call-record list's own filters for the calls that started in [start, end). */
-const rangeDrill = (start: Date, end: Date) => ({
-  from: start.toISOString(),
-  to: new Date(end.getTime() - 1000).toISOString(),
-});
 
 type Totals = { questions: number; hits: number; noAnswer: number };
 const rate = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);
 
+/** The rollup rows of one base, or the project's own rows (PROJECT_TOTAL) without one. */
 async function hourlyRows(db: Database, projectId: string, start: Date, end: Date, baseId?: string) {
   return db
     .select({
@@ -72,7 +50,7 @@ async function hourlyRows(db: Database, projectId: string, start: Date, end: Dat
         eq(knowledgeStatsHourly.projectId, projectId),
         gte(knowledgeStatsHourly.hour, start),
         lt(knowledgeStatsHourly.hour, end),
-        baseId ? eq(knowledgeStatsHourly.knowledgeBaseId, baseId) : undefined,
+        baseId === undefined ? undefined : eq(knowledgeStatsHourly.knowledgeBaseId, baseId),
       ),
     );
 }
@@ -96,8 +74,8 @@ async function baseNames(db: Database, projectId: string): Promise<Map<string, s
 }
 
 /**
- * 知识库统计 from the hourly rollups. Without a knowledge base a question asked of an assistant
- * with several bases counts once per base (the rollup's grain). The call-record list has no
+ * 知识库统计 from the hourly rollups. Without a knowledge base the figures count each question
+ * once (the project's row), while the table by base counts it in every base it was searched in. The call-record list has no
  * knowledge filter, so a figure's drill is the range's calls (the calls the questions came from
  * are among them), and a rate has none.
  */
@@ -106,24 +84,27 @@ export async function knowledgeReport(
   projectId: string,
   query: KnowledgeReportQuery,
 ): Promise<KnowledgeReport> {
-  const { start, end, previousStart, granularity } = knowledgeRange(query);
+  const { start, end, previousStart, granularity, drill } = reportRange(query);
   const baseId = query.knowledgeBaseId;
-  const [current, previous, names] = await Promise.all([
+  const [rows, previous, names] = await Promise.all([
     hourlyRows(db, projectId, start, end, baseId),
-    hourlyRows(db, projectId, previousStart, start, baseId),
+    hourlyRows(db, projectId, previousStart, start, baseId ?? PROJECT_TOTAL),
     baseNames(db, projectId),
   ]);
+  // Figures and trend from the project's row (a question once) or the chosen base's; the table by base.
+  const current = rows.filter((r) => r.knowledgeBaseId === (baseId ?? PROJECT_TOTAL));
+  const perBase = rows.filter((r) => r.knowledgeBaseId !== PROJECT_TOTAL);
   const now = sum(current);
   const before = sum(previous);
-  const drill = rangeDrill(start, end);
   const figure = (value: number, prev: number, withDrill: boolean): ReportFigure => ({
     value,
     previous: prev,
     drill: withDrill ? drill : null,
+    previousDrill: withDrill ? drillRange(previousStart, start) : null,
   });
 
   const byBase = new Map<string, Totals[]>();
-  for (const r of current) byBase.set(r.knowledgeBaseId, [...(byBase.get(r.knowledgeBaseId) ?? []), r]);
+  for (const r of perBase) byBase.set(r.knowledgeBaseId, [...(byBase.get(r.knowledgeBaseId) ?? []), r]);
   const byKnowledgeBase = [...byBase]
     .map(([id, rows]) => {
       const t = sum(rows);
@@ -142,21 +123,16 @@ export async function knowledgeReport(
     })
     .sort((a, b) => b.values.questions - a.values.questions || a.key.localeCompare(b.key));
 
-  const step = granularity === 'hour' ? HOUR_MS : DAY_MS;
-  const bucketOf = (at: Date) =>
-    granularity === 'hour'
-      ? Math.floor(at.getTime() / HOUR_MS) * HOUR_MS
-      : Date.parse(`${chinaDay(at)}T00:00:00+08:00`);
   const buckets = new Map<number, Totals[]>();
   for (const r of current) {
-    const key = bucketOf(r.hour);
+    const key = bucketOf(r.hour, granularity);
     buckets.set(key, [...(buckets.get(key) ?? []), r]);
   }
   const points: ReportPoint[] = [];
-  for (let at = start.getTime(); at < end.getTime(); at += step) {
-    const t = sum(buckets.get(at) ?? []);
+  for (const at of bucketStarts({ start, end, granularity })) {
+    const t = sum(buckets.get(at.getTime()) ?? []);
     points.push({
-      at: new Date(at).toISOString(),
+      at: at.toISOString(),
       values: { ...t, hitRate: rate(t.hits, t.questions), noAnswerRate: rate(t.noAnswer, t.questions) },
     });
   }
@@ -221,7 +197,7 @@ export async function listKnowledgeGaps(
   query: Pick<KnowledgeReportQuery, 'from' | 'to' | 'knowledgeBaseId'>,
   embedder?: Embedder,
 ): Promise<{ topics: KnowledgeGapTopic[]; total: number }> {
-  const { start, end } = knowledgeRange({ ...query, granularity: 'day' });
+  const { start, end } = reportRange({ ...query, granularity: 'day' });
   const rows: GapRow[] = await db
     .select({
       callId: knowledgeGaps.callId,
@@ -353,18 +329,13 @@ export async function resolveKnowledgeGap(
 }
 
 /** 导出: the figures, the knowledge bases and the gap topics, one table with a section column. */
-export async function exportKnowledgeReport(
-  db: Database,
-  projectId: string,
-  query: KnowledgeReportQuery,
-  format: 'csv' | 'xlsx',
-  embedder?: Embedder,
-): Promise<DownloadFile> {
-  const report = await knowledgeReport(db, projectId, query);
-  const gaps = await listKnowledgeGaps(db, projectId, query, embedder);
+export function knowledgeReportSheets(
+  report: KnowledgeReport,
+  gaps: { topics: KnowledgeGapTopic[] },
+): ReportSheet[] {
   const pct = (n: number) => `${(n * 100).toFixed(1)}%`;
   const f = report.figures;
-  const rows: (string | number)[][] = [
+  const rows: SheetValue[][] = [
     ['指标', '提问数', f.questions.value, f.questions.previous, ''],
     ['指标', '命中率', pct(f.hitRate.value), pct(f.hitRate.previous), ''],
     ['指标', '未回答率', pct(f.noAnswerRate.value), pct(f.noAnswerRate.previous), ''],
@@ -390,12 +361,5 @@ export async function exportKnowledgeReport(
     '上期 / 命中数 / 知识库',
     '未回答数 / 建议问答对',
   ];
-  const fileName = `知识库统计_${query.from}_${query.to}.${format}`;
-  if (format === 'csv') return { fileName, contentType: CSV_CONTENT_TYPE, body: csvFile(header, rows) };
-  const body = await xlsxFile(
-    '知识库统计',
-    header.map((h, i) => ({ header: h, width: i === 1 ? 40 : 20 })),
-    rows,
-  );
-  return { fileName, contentType: XLSX_CONTENT_TYPE, body };
+  return [{ name: '知识库统计', header, rows }];
 }

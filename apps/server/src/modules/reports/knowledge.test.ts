@@ -177,7 +177,9 @@ describe('knowledge rollup', () => {
       .select()
       .from(knowledgeStatsHourly)
       .where(eq(knowledgeStatsHourly.projectId, projectA));
-    expect(rows).toEqual([
+    expect(rows.sort((x, y) => x.knowledgeBaseId.localeCompare(y.knowledgeBaseId))).toEqual([
+      // The project's own row: with one base, the base's figures.
+      { projectId: projectA, hour: HOUR, knowledgeBaseId: '', questions: 6, hits: 2, noAnswer: 4 },
       { projectId: projectA, hour: HOUR, knowledgeBaseId: baseId, questions: 6, hits: 2, noAnswer: 4 },
     ]);
     const gaps = await t.db
@@ -194,6 +196,59 @@ describe('knowledge rollup', () => {
       new Date(HOUR.getTime() + 3000),
     );
   });
+  it('counts a question searched in two bases once in the project, and keeps the nearest segment of a gap', async () => {
+    const hour = new Date('2026-11-21T02:00:00Z');
+    const otherBase = (
+      await data(owner, 'POST', `/api/project/${projectA}/knowledge-bases`, { name: '账单 FAQ' })
+    ).id as string;
+    const both = await seedAssistant(projectA, [baseId, otherBase]);
+    const billing = { ...segment(0.3, 'seg-bill'), knowledgeBaseId: otherBase, content: '发票开具' };
+    await seedCall(
+      projectA,
+      both,
+      [
+        { callee: '宽带安装需要多长时间？' },
+        { reply: [segment(0.8)] },
+        // Retrieval found only the other base's segment, below the threshold.
+        { callee: '发票怎么开' },
+        { reply: [billing] },
+        { callee: '你们老板是谁' },
+        { reply: [] },
+      ],
+      hour,
+    );
+    await recomputeKnowledgeHour(t.db, projectA, hour);
+
+    const day = '?from=2026-11-21&to=2026-11-21';
+    const report = await data(owner, 'GET', `${reports()}${day}`);
+    expect(report.figures.questions.value).toBe(3);
+    expect(report.figures.hitRate.value).toBeCloseTo(1 / 3);
+    expect(report.figures.noAnswerRate.value).toBeCloseTo(2 / 3);
+    expect(
+      report.trend.points.find((p: { at: string }) => p.at === hour.toISOString()).values.questions,
+    ).toBe(3);
+    const byBase = Object.fromEntries(
+      report.byKnowledgeBase.map((r: { key: string; values: Record<string, number> }) => [
+        r.key,
+        [r.values.questions, r.values.hits, r.values.noAnswer],
+      ]),
+    );
+    expect(byBase).toEqual({ [baseId]: [3, 1, 2], [otherBase]: [3, 0, 2] });
+    const narrowed = await data(owner, 'GET', `${reports()}${day}&knowledgeBaseId=${otherBase}`);
+    expect(narrowed.figures.questions.value).toBe(3);
+    expect(narrowed.figures.hitRate.value).toBe(0);
+
+    const gaps = await t.db
+      .select()
+      .from(knowledgeGaps)
+      .where(and(eq(knowledgeGaps.projectId, projectA), eq(knowledgeGaps.hour, hour)));
+    const best = (question: string, base: string) =>
+      gaps.find((g) => g.question === question && g.knowledgeBaseId === base)?.bestSegmentId;
+    expect(gaps).toHaveLength(4);
+    expect(best('发票怎么开', otherBase)).toBe('seg-bill');
+    expect(best('发票怎么开', baseId)).toBe('seg-bill');
+    expect(best('你们老板是谁', baseId)).toBeNull();
+  });
 });
 
 describe('knowledge report', () => {
@@ -202,8 +257,14 @@ describe('knowledge report', () => {
     expect(report.figures.questions).toMatchObject({ value: 6, previous: 0 });
     expect(report.figures.questions.drill).toEqual({
       from: '2026-11-19T16:00:00.000Z',
-      to: '2026-11-20T15:59:59.000Z',
+      to: '2026-11-20T15:59:59.999Z',
     });
+    // The previous figure's calls are the previous day's, never this range's.
+    expect(report.figures.questions.previousDrill).toEqual({
+      from: '2026-11-18T16:00:00.000Z',
+      to: '2026-11-19T15:59:59.999Z',
+    });
+    expect(report.figures.hitRate.previousDrill).toBeNull();
     expect(report.figures.hitRate.value).toBeCloseTo(2 / 6);
     expect(report.figures.noAnswerRate.value).toBeCloseTo(4 / 6);
     expect(report.byKnowledgeBase).toEqual([

@@ -103,7 +103,7 @@ describe('number health (外显号码健康度)', () => {
         from: '2026-11-09T16:00:00.000Z',
         to: '2026-11-11T15:59:59.999Z',
         direction: 'outbound',
-        number: '02160880001',
+        lineNumber: '02160880001',
       },
     });
     expect(rows[1]).toMatchObject({

@@ -2,7 +2,8 @@ import type { NumberHealthReport, NumberHealthRow, ReportRangeQuery } from '@cal
 import { and, eq, gte, lt, ne, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { callStatsHourly, projectNumbers } from '../../db/schema';
-import { bucketStart, bucketStarts, reportWindow } from './assistant-report';
+import type { ReportSheet } from './report-file';
+import { bucketOf, bucketStarts, ratio, reportRange } from './rollup-range';
 
 const DAY = 86_400_000;
 /** A number's own history the range is compared with. */
@@ -24,8 +25,6 @@ export function numberWarning(
   return range.answered / range.calls < (baseline.answered / baseline.calls) * WARNING_RATE_FACTOR;
 }
 
-const ratio = (part: number, whole: number) => (whole > 0 ? part / whole : 0);
-
 /**
  * 外显号码健康度: per caller number of the project's outbound calls, from the hourly rollups, with
  * a daily trend and the number's answer rate over the 28 days before the range.
@@ -35,7 +34,7 @@ export async function numberHealthReport(
   projectId: string,
   query: Pick<ReportRangeQuery, 'from' | 'to' | 'granularity'>,
 ): Promise<NumberHealthReport> {
-  const window = reportWindow(query);
+  const window = reportRange(query);
   const baselineStart = new Date(window.start.getTime() - BASELINE_DAYS * DAY);
   const daily = await db
     .select({
@@ -61,7 +60,7 @@ export async function numberHealthReport(
   type Totals = { calls: number; answered: number; shortAnswered: number; rejected: number };
   const zero = (): Totals => ({ calls: 0, answered: 0, shortAnswered: 0, rejected: 0 });
   const numbers = new Map<string, { range: Totals; baseline: Totals; days: Map<number, Totals> }>();
-  const dayStarts = bucketStarts(window, 'day');
+  const dayStarts = bucketStarts({ ...window, granularity: 'day' }).map((d) => d.getTime());
   for (const h of daily) {
     const hour = h.hour;
     let entry = numbers.get(h.number);
@@ -70,7 +69,7 @@ export async function numberHealthReport(
       numbers.set(h.number, entry);
     }
     const inRange = hour >= window.start;
-    const targets = inRange ? [entry.range, entry.days.get(bucketStart(hour, 'day'))] : [entry.baseline];
+    const targets = inRange ? [entry.range, entry.days.get(bucketOf(hour, 'day'))] : [entry.baseline];
     for (const t of targets) {
       if (!t) continue;
       t.calls += h.calls;
@@ -108,7 +107,8 @@ export async function numberHealthReport(
         answerRate: d.calls > 0 ? d.answered / d.calls : null,
         calls: d.calls,
       })),
-      drill: { ...window.drill, direction: 'outbound', number },
+      // lineNumber, exact: `number` matches a part of either side, a customer's number too.
+      drill: { ...window.drill, direction: 'outbound', lineNumber: number },
     });
   }
   // Warnings first, then the busiest numbers.
@@ -121,7 +121,7 @@ export async function numberHealthReport(
 const percent = (rate: number) => Math.round(rate * 1000) / 10;
 
 /** The health table as a spreadsheet, warnings spelled out with the advice the console gives. */
-export function numberHealthSheet(report: NumberHealthReport) {
+export function numberHealthSheet(report: NumberHealthReport): ReportSheet {
   const header = [
     '外显号码',
     '通话数',
@@ -144,5 +144,5 @@ export function numberHealthSheet(report: NumberHealthReport) {
     r.warning ? '接通率骤降，建议暂停使用该号码（休息）' : '',
     r.restingSince ? '休息中' : '',
   ]);
-  return { header, rows };
+  return { name: '外显号码健康度', header, rows };
 }

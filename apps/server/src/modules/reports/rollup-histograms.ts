@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { callStatsHistogram } from '../../db/schema';
 
@@ -56,9 +56,42 @@ export function percentileFromBuckets(
 }
 
 /**
+ * The histograms of the calls `where` selects (a condition on `calls`), per assistant and
+ * version: the one definition both the rollup (one project-hour) and the assistant report's
+ * narrowed reads (a number or a task, dimensions the histogram rollup does not keep) aggregate.
+ * Columns: assistant_id, assistant_version, kind, bucket, count.
+ */
+export function histogramSelect(where: SQL): SQL {
+  return sql`
+    select coalesce(calls.assistant_id, '') as assistant_id, coalesce(calls.assistant_version, 0) as assistant_version,
+           'hangup_turn' as kind, least(calls.turn_count, ${HANGUP_TURN_CAP}) as bucket, count(*)::int as count
+    from calls
+    where ${where} and calls.status = 'ended' and calls.answered_at is not null and calls.hangup_by = 'callee'
+    group by 1, 2, 4
+    union all
+    select coalesce(calls.assistant_id, ''), coalesce(calls.assistant_version, 0),
+           'latency_' || v.component,
+           floor(ln(greatest(v.ms, 0) + 1) / ln(2) * ${BUCKETS_PER_OCTAVE} + ${EPSILON})::int,
+           count(*)::int
+    from calls
+    join call_turns t on t.call_id = calls.id
+    cross join lateral (values
+      ('recognition', (t.latency->>'recognitionMs')::double precision),
+      ('retrieval', (t.latency->>'retrievalMs')::double precision),
+      ('brain', (t.latency->>'brainMs')::double precision),
+      ('synthesis', (t.latency->>'synthesisMs')::double precision)
+    ) as v(component, ms)
+    where ${where} and calls.status = 'ended' and t.speaker = 'assistant' and jsonb_typeof(t.latency) = 'object' and v.ms is not null
+    group by 1, 2, 3, 4`;
+}
+
+/**
  * Rewrites call_stats_histogram for one project-hour from calls and call_turns (never increments:
  * the rollup worker calls this inside its recompute of a dirty hour, so a rebuild equals the live
  * rows). A call belongs to the hour it started; '' and 0 stand for "no assistant / no version".
+ * Hang-ups count on answered calls the callee ended, by the turns they had got to; latencies per
+ * measured component of each assistant turn. Ended calls only, like every
+ * rollup: a live call is in no report until it ends.
  */
 export async function recomputeHistograms(tx: RollupExecutor, projectId: string, hour: Date) {
   await tx
@@ -66,33 +99,10 @@ export async function recomputeHistograms(tx: RollupExecutor, projectId: string,
     .where(and(eq(callStatsHistogram.projectId, projectId), eq(callStatsHistogram.hour, hour)));
   const start = hour.toISOString();
   const end = new Date(hour.getTime() + 3_600_000).toISOString();
-
-  // 客户挂断 on an answered call, by how many turns it had got to.
   await tx.execute(sql`
     insert into call_stats_histogram (project_id, hour, assistant_id, assistant_version, kind, bucket, count)
-    select ${projectId}, ${start}::timestamptz, coalesce(assistant_id, ''), coalesce(assistant_version, 0),
-           'hangup_turn', least(turn_count, ${HANGUP_TURN_CAP}), count(*)::int
-    from calls
-    where project_id = ${projectId} and started_at >= ${start}::timestamptz and started_at < ${end}::timestamptz
-      and answered_at is not null and hangup_by = 'callee'
-    group by 3, 4, 6`);
-
-  // Each assistant turn's measured components, one histogram per component.
-  await tx.execute(sql`
-    insert into call_stats_histogram (project_id, hour, assistant_id, assistant_version, kind, bucket, count)
-    select ${projectId}, ${start}::timestamptz, coalesce(c.assistant_id, ''), coalesce(c.assistant_version, 0),
-           'latency_' || v.component,
-           floor(ln(greatest(v.ms, 0) + 1) / ln(2) * ${BUCKETS_PER_OCTAVE} + ${EPSILON})::int,
-           count(*)::int
-    from calls c
-    join call_turns t on t.call_id = c.id
-    cross join lateral (values
-      ('recognition', (t.latency->>'recognitionMs')::double precision),
-      ('retrieval', (t.latency->>'retrievalMs')::double precision),
-      ('brain', (t.latency->>'brainMs')::double precision),
-      ('synthesis', (t.latency->>'synthesisMs')::double precision)
-    ) as v(component, ms)
-    where c.project_id = ${projectId} and c.started_at >= ${start}::timestamptz and c.started_at < ${end}::timestamptz
-      and t.speaker = 'assistant' and jsonb_typeof(t.latency) = 'object' and v.ms is not null
-    group by 3, 4, 5, 6`);
+    select ${projectId}, ${start}::timestamptz, h.assistant_id, h.assistant_version, h.kind, h.bucket, h.count
+    from (${histogramSelect(
+      sql`calls.project_id = ${projectId} and calls.started_at >= ${start}::timestamptz and calls.started_at < ${end}::timestamptz`,
+    )}) h`);
 }

@@ -90,11 +90,23 @@ export function questionsOf(turns: TurnRow[]): { turn: TurnRow; segments: UsedSe
 }
 
 /**
+ * knowledge_stats_hourly's row for the whole project (no knowledge base): the questions asked of
+ * assistants with any base, each counted once, hits being the questions some base answered. A
+ * question searched in two bases is one row of each base but must count once in the project's
+ * figures, which the per-base rows cannot tell.
+ */
+export const PROJECT_TOTAL = '';
+
+const bestOf = (segments: UsedSegment[]) =>
+  [...segments].sort((a, b) => b.score - a.score || a.id.localeCompare(b.id))[0];
+
+/**
  * Rebuilds the knowledge rollups of one project-hour from calls and call_turns (the rollup
  * worker calls it per dirty hour, inside its transaction): per knowledge base of the assistant,
  * the questions asked, those a segment of that base answered at or above the assistant's
  * threshold, and those no base answered; and one knowledge_gaps row per unanswered question and
- * base. A question asked of an assistant with two bases counts once for each base.
+ * base. A question asked of an assistant with two bases counts once for each base, and once in the
+ * project's row (PROJECT_TOTAL).
  */
 export async function recomputeKnowledgeHour(tx: Database, projectId: string, hour: Date): Promise<void> {
   const start = new Date(Math.floor(hour.getTime() / HOUR_MS) * HOUR_MS);
@@ -114,7 +126,15 @@ export async function recomputeKnowledgeHour(tx: Database, projectId: string, ho
       assistantVersion: calls.assistantVersion,
     })
     .from(calls)
-    .where(and(eq(calls.projectId, projectId), gte(calls.startedAt, start), lt(calls.startedAt, end)));
+    .where(
+      and(
+        eq(calls.projectId, projectId),
+        gte(calls.startedAt, start),
+        lt(calls.startedAt, end),
+        // Like every rollup: a live call is in no report until it ends.
+        eq(calls.status, 'ended'),
+      ),
+    );
   const withAssistant = hourCalls.filter((c) => c.assistantId !== null);
   if (withAssistant.length === 0) return;
   const settings = await knowledgeSettings(tx, withAssistant);
@@ -147,33 +167,43 @@ export async function recomputeKnowledgeHour(tx: Database, projectId: string, ho
   }
 
   const stats = new Map<string, { questions: number; hits: number; noAnswer: number }>();
+  const tally = (baseId: string, hit: boolean, unanswered: boolean) => {
+    const row = stats.get(baseId) ?? { questions: 0, hits: 0, noAnswer: 0 };
+    row.questions++;
+    if (hit) row.hits++;
+    if (unanswered) row.noAnswer++;
+    stats.set(baseId, row);
+  };
   const gaps: (typeof knowledgeGaps.$inferInsert)[] = [];
   for (const call of asking) {
     const { baseIds, scoreThreshold } = settingOf(settings, call);
     for (const { turn, segments } of questionsOf(turnsOf.get(call.id) ?? [])) {
       const answered = segments.some((s) => s.score >= scoreThreshold);
+      // The project's own row: each question once, however many bases were searched for it.
+      tally(PROJECT_TOTAL, answered, !answered);
+      const bestOverall = bestOf(segments);
       for (const baseId of new Set(baseIds)) {
-        const row = stats.get(baseId) ?? { questions: 0, hits: 0, noAnswer: 0 };
-        row.questions++;
-        if (segments.some((s) => s.knowledgeBaseId === baseId && s.score >= scoreThreshold)) row.hits++;
-        if (!answered) {
-          row.noAnswer++;
-          const best = segments
-            .filter((s) => s.knowledgeBaseId === baseId)
-            .sort((a, b) => b.score - a.score || a.id.localeCompare(b.id))[0];
-          gaps.push({
-            projectId,
-            hour: start,
-            callId: call.id,
-            turnIndex: turn.index,
-            knowledgeBaseId: baseId,
-            question: turn.text.trim(),
-            bestSegmentId: best?.id ?? null,
-            bestScore: best?.score ?? null,
-            askedAt: new Date(call.startedAt.getTime() + turn.startMs),
-          });
-        }
-        stats.set(baseId, row);
+        const own = segments.filter((s) => s.knowledgeBaseId === baseId);
+        tally(
+          baseId,
+          own.some((s) => s.score >= scoreThreshold),
+          !answered,
+        );
+        if (answered) continue;
+        // The closest thing retrieval offered: this base's best segment, else the best of any base
+        // (retrieval ranks all the assistant's bases together, so the other base's is what came nearest).
+        const best = bestOf(own) ?? bestOverall;
+        gaps.push({
+          projectId,
+          hour: start,
+          callId: call.id,
+          turnIndex: turn.index,
+          knowledgeBaseId: baseId,
+          question: turn.text.trim(),
+          bestSegmentId: best?.id ?? null,
+          bestScore: best?.score ?? null,
+          askedAt: new Date(call.startedAt.getTime() + turn.startMs),
+        });
       }
     }
   }

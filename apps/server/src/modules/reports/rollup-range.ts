@@ -19,6 +19,8 @@ export interface ReportRange {
   previousEnd: Date;
   days: number;
   granularity: 'hour' | 'day';
+  /** The call list's from/to of the range (a drill's base). */
+  drill: ReportDrill;
   /** The days as given, and the previous period's (YYYY-MM-DD, inclusive). */
   from: string;
   to: string;
@@ -26,7 +28,10 @@ export interface ReportRange {
   previousTo: string;
 }
 
-/** The range of a report query; hourly up to 31 days ('auto'), daily beyond. */
+/**
+ * The range of every report's query (China days, the previous period of equal length, the
+ * granularity): hourly up to 31 days ('auto'), daily beyond; hourly over more days is refused.
+ */
 export function reportRange(query: Pick<ReportRangeQuery, 'from' | 'to' | 'granularity'>): ReportRange {
   const start = chinaDayStart(query.from);
   const end = new Date(chinaDayStart(query.to).getTime() + DAY_MS);
@@ -41,6 +46,7 @@ export function reportRange(query: Pick<ReportRangeQuery, 'from' | 'to' | 'granu
     end,
     previousStart,
     previousEnd: start,
+    drill: drillRange(start, end),
     days,
     granularity,
     from: query.from,
@@ -57,7 +63,7 @@ export const drillRange = (start: Date, end: Date): ReportDrill => ({
 });
 
 /** Bucket starts of a range, zero-filled: every hour, or every China day. */
-export function bucketStarts(range: ReportRange): Date[] {
+export function bucketStarts(range: Pick<ReportRange, 'start' | 'end' | 'granularity'>): Date[] {
   const step = range.granularity === 'hour' ? HOUR_MS : DAY_MS;
   const out: Date[] = [];
   for (let t = range.start.getTime(); t < range.end.getTime(); t += step) out.push(new Date(t));

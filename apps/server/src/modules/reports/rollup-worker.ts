@@ -1,7 +1,8 @@
 import { and, asc, eq, lte, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { callStatsDirty, callStatsHourly, calls } from '../../db/schema';
+import { callStatsDirty, callStatsHourly, calls, knowledgeStatsHourly } from '../../db/schema';
 import { recomputeHour } from './rollup';
+import { PROJECT_TOTAL } from './rollup-knowledge';
 
 /** Calls end in bursts (a task's batch, a busy hour): a fresh mark waits this long for its neighbours. */
 const DEBOUNCE_MS = 2_000;
@@ -123,7 +124,8 @@ export async function processDirty(
 
 /**
  * Marks the hours that have ended calls but no rollup and no mark: an upgrade from a version
- * without reports, or history written around the repository (the demo's). One statement.
+ * without reports, or history written around the repository (the demo's). Also the hours whose
+ * knowledge rollup predates the project's own row (PROJECT_TOTAL), which the knowledge figures read.
  */
 export async function markMissingHours(db: Database, projectId?: string): Promise<void> {
   const hour = sql`date_trunc('hour', ${calls.startedAt} at time zone 'UTC') at time zone 'UTC'`;
@@ -134,6 +136,17 @@ export async function markMissingHours(db: Database, projectId?: string): Promis
       ${projectId ? sql`and ${calls.projectId} = ${projectId}` : sql``}
       and not exists (
         select 1 from ${callStatsHourly} h where h.project_id = ${calls.projectId} and h.hour = ${hour}
+      )
+    on conflict do nothing
+  `);
+  await db.execute(sql`
+    insert into ${callStatsDirty} (project_id, hour)
+    select distinct k.project_id, k.hour from ${knowledgeStatsHourly} k
+    where k.knowledge_base_id <> ${PROJECT_TOTAL}
+      ${projectId ? sql`and k.project_id = ${projectId}` : sql``}
+      and not exists (
+        select 1 from ${knowledgeStatsHourly} p
+        where p.project_id = k.project_id and p.hour = k.hour and p.knowledge_base_id = ${PROJECT_TOTAL}
       )
     on conflict do nothing
   `);
