@@ -1,6 +1,6 @@
 import { type FlowStep, flowGraph } from '@callpilot/contracts';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { useQueryCacheStore } from '@/stores/query-cache-store';
 import { sseChunks } from '@/test/fake-fetch';
 import { ok } from '@/test/fake-server';
@@ -151,6 +151,46 @@ describe('call record detail', () => {
       .filter((item) => item.getAttribute('aria-current') === 'true');
     expect(current).toHaveLength(1);
     expect(within(current[0]!).getByText('学费是 2980 元，可以分 3 期付款。')).toBeTruthy();
+  });
+
+  it('lands on the turn a link names (?turn=N): scrolled to, focused and marked', async () => {
+    // jsdom does not lay out, so it has no scrollIntoView: record who asks for it, then take it away.
+    const scrolled: Element[] = [];
+    Object.defineProperty(HTMLElement.prototype, 'scrollIntoView', {
+      configurable: true,
+      value(this: HTMLElement) {
+        scrolled.push(this);
+      },
+    });
+    onTestFinished(() => {
+      delete (HTMLElement.prototype as Partial<HTMLElement>).scrollIntoView;
+    });
+    server = serveCalls({ ...common, [`GET ${CALLS}/c1`]: ok(makeDetail()) });
+    renderCallRecord('/call-record/detail/c1?turn=1');
+
+    const question = await within(await screen.findByRole('list', { name: '对话记录' })).findByText(
+      '学费多少钱？',
+    );
+    const turn = question.closest('li') as HTMLElement;
+    await waitFor(() => expect(document.activeElement).toBe(turn));
+    expect(turn.getAttribute('aria-current')).toBe('location');
+    expect(scrolled).toEqual([turn]);
+    // Only that turn is marked.
+    const marked = within(transcript())
+      .getAllByRole('listitem')
+      .filter((item) => item.hasAttribute('aria-current'));
+    expect(marked).toEqual([turn]);
+  });
+
+  it('ignores a turn the call does not have, or one that is not a number', async () => {
+    server = serveCalls({ ...common, [`GET ${CALLS}/c1`]: ok(makeDetail()) });
+    renderCallRecord('/call-record/detail/c1?turn=abc');
+    await within(await screen.findByRole('list', { name: '对话记录' })).findByText('学费多少钱？');
+    expect(
+      within(transcript())
+        .getAllByRole('listitem')
+        .filter((item) => item.hasAttribute('aria-current')),
+    ).toEqual([]);
   });
 
   it('re-grades by hand and shows who did it', async () => {

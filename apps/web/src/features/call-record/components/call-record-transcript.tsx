@@ -1,5 +1,6 @@
 import type { CallTurn } from '@callpilot/contracts';
 import { Empty, Tag } from 'antd';
+import { useEffect, useRef } from 'react';
 import { formatOffset } from '@/entities/call/utils/call-format';
 import { cn } from '@/lib/utils';
 import { CallRecordLatency, latencyTotal } from './call-record-latency';
@@ -11,6 +12,11 @@ type Props = {
   /** Absent while there is no playable recording: the turns are then not clickable. */
   onSeek?: (turn: CallTurn) => void;
   live: boolean;
+  /**
+   * The turn a link pointed at (`?turn=N`, e.g. a knowledge gap's example question): scrolled
+   * into view, focused and marked, so the reader lands on the words the link was about.
+   */
+  linkedIndex?: number | null;
 };
 
 /** Which turn is being heard at `seconds` into the recording, if any. */
@@ -20,7 +26,19 @@ export function turnAt(turns: CallTurn[], seconds: number): number | null {
   return turn ? turn.index : null;
 }
 
-export function CallRecordTranscript({ turns, activeIndex, onSeek, live }: Props) {
+export function CallRecordTranscript({ turns, activeIndex, onSeek, live, linkedIndex = null }: Props) {
+  const linked = useRef<HTMLLIElement | null>(null);
+  // Once per linked turn: a live call's later turns must not pull the reader back to it.
+  const shown = useRef<number | null>(null);
+  const linkedPresent = turns.some((turn) => turn.index === linkedIndex);
+  useEffect(() => {
+    const element = linked.current;
+    if (!linkedPresent || !element || shown.current === linkedIndex) return;
+    shown.current = linkedIndex;
+    element.scrollIntoView?.({ block: 'center' });
+    element.focus({ preventScroll: true });
+  }, [linkedIndex, linkedPresent]);
+
   if (turns.length === 0) {
     return <Empty description={live ? '等待对话开始…' : '没有对话内容'} />;
   }
@@ -30,6 +48,7 @@ export function CallRecordTranscript({ turns, activeIndex, onSeek, live }: Props
       {turns.map((turn) => {
         const mine = turn.speaker === 'assistant';
         const active = turn.index === activeIndex;
+        const isLinked = turn.index === linkedIndex;
         const bubble = (
           <>
             <span className="mb-1 flex items-center gap-2 text-xs text-gray-500">
@@ -48,13 +67,20 @@ export function CallRecordTranscript({ turns, activeIndex, onSeek, live }: Props
         const bubbleClass = cn(
           'flex max-w-full flex-col rounded-lg px-3 py-2 text-left text-sm',
           mine ? 'bg-blue-50 text-gray-900' : 'bg-gray-100 text-gray-900',
+          isLinked && 'ring-2 ring-amber-400',
           active && 'ring-2 ring-blue-400',
         );
         return (
           <li
             key={turn.index}
-            aria-current={active ? 'true' : undefined}
-            className={cn('flex max-w-[85%] flex-col gap-1', mine ? 'self-start' : 'self-end items-end')}
+            ref={isLinked ? linked : undefined}
+            tabIndex={isLinked ? -1 : undefined}
+            // The turn playing is "the current one"; the linked one is "where you are" until then.
+            aria-current={active ? 'true' : isLinked ? 'location' : undefined}
+            className={cn(
+              'flex max-w-[85%] flex-col gap-1 outline-none',
+              mine ? 'self-start' : 'self-end items-end',
+            )}
           >
             {onSeek ? (
               <button

@@ -2,7 +2,7 @@ import type { CallDetail, CallEvent, CallTurn } from '@callpilot/contracts';
 import { useQueryClient } from '@tanstack/react-query';
 import { Button, Result, Skeleton, Space, Tag } from 'antd';
 import { useRef, useState } from 'react';
-import { Link, useNavigate, useParams } from 'react-router';
+import { Link, useNavigate, useParams, useSearchParams } from 'react-router';
 import { ivrFlowEditPath } from '@/config/paths';
 import { useCallEvents } from '@/entities/call/api/call-events';
 import { callKeys } from '@/entities/call/api/call-query-keys';
@@ -101,6 +101,12 @@ function FlowBadge({ flow }: { flow: NonNullable<CallDetail['flow']> }) {
   );
 }
 
+/** `?turn=N`: a turn's index, as the reports' links give it; anything else is ignored. */
+export function turnParam(value: string | null): number | null {
+  if (value === null || !/^\d{1,5}$/.test(value)) return null;
+  return Number(value);
+}
+
 function CallRecordDetail({ projectId, call }: { projectId: string; call: CallDetail }) {
   const navigate = useNavigate();
   const [filters] = useState(cachedListFilters);
@@ -110,6 +116,8 @@ function CallRecordDetail({ projectId, call }: { projectId: string; call: CallDe
   const live = isLive(call.status);
   const playable = call.recording === 'ready' && !live;
   const flowGraph = useCallFlowGraph(projectId, call.flow);
+  const [search] = useSearchParams();
+  const linkedTurn = turnParam(search.get('turn'));
 
   const back = () => navigate(withBackFlag(useQueryCacheStore.getState().callDetailBackUrl));
   const go = (id: string | null | undefined) => {
@@ -153,6 +161,7 @@ function CallRecordDetail({ projectId, call }: { projectId: string; call: CallDe
           <CallRecordTranscript
             turns={call.turns}
             activeIndex={activeIndex}
+            linkedIndex={linkedTurn}
             live={live}
             {...(playable
               ? { onSeek: (turn: CallTurn) => waveformRef.current?.seek(turn.startMs / 1000) }

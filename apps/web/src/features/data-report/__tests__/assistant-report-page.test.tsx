@@ -1,8 +1,15 @@
-import { fireEvent, screen, within } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ok } from '@/test/fake-server';
 import { renderApp } from '@/test/render-route';
-import { makeAssistantReport, makeNumberHealth, REPORTS, serveReports } from './data-report-fixtures';
+import {
+  clickChartAt,
+  clickChartItem,
+  makeAssistantReport,
+  makeNumberHealth,
+  REPORTS,
+  serveReports,
+} from './data-report-fixtures';
 
 let server: ReturnType<typeof serveReports> | undefined;
 afterEach(() => {
@@ -34,6 +41,31 @@ describe('小助手统计', () => {
 
     expect(await screen.findByText(/02100000009 接通率明显下降.*建议暂停使用该号码（休息）/)).toBeTruthy();
     expect(screen.getByRole('table', { name: '外显号码健康度' })).toBeTruthy();
+  });
+
+  it('opens the calls of a grade from its stacked bar, and of a day from the one assistant’s trend', async () => {
+    server = serveReports({
+      [`GET ${REPORTS}/assistant`]: ok(makeAssistantReport()),
+      [`GET ${REPORTS}/numbers`]: ok(makeNumberHealth()),
+    });
+    const router = renderApp('/data-report/assistant?from=2026-11-18&to=2026-11-24');
+    const grades = await screen.findByRole('img', { name: '意向等级分布图' }, { timeout: 15_000 });
+
+    // Series 2 of the stack is grade C; category 0 the first assistant.
+    clickChartItem(grades, 2, 0);
+    await waitFor(() => expect(router.state.location.pathname).toBe('/call-record/list'));
+    expect(new URLSearchParams(router.state.location.search).get('intentGrade')).toBe('C');
+    expect(new URLSearchParams(router.state.location.search).get('assistantId')).toBe('a1');
+
+    await act(() => router.navigate(-1));
+    clickChartAt(await screen.findByRole('img', { name: '小助手通话趋势图' }), 0, 20);
+    await waitFor(() => expect(router.state.location.pathname).toBe('/call-record/list'));
+    expect(Object.fromEntries(new URLSearchParams(router.state.location.search))).toMatchObject({
+      assistantId: 'a1',
+      answered: 'yes',
+      from: '2026-11-17T16:00:00.000Z',
+      to: '2026-11-18T15:59:59.999Z',
+    });
   });
 
   it('says what to do before any assistant has called', async () => {

@@ -2,7 +2,15 @@ import { act, fireEvent, screen, waitFor, within } from '@testing-library/react'
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ok } from '@/test/fake-server';
 import { renderApp } from '@/test/render-route';
-import { ANSWERED_DRILL, chinaDay, makeCallinReport, REPORTS, serveReports } from './data-report-fixtures';
+import {
+  ANSWERED_DRILL,
+  chinaDay,
+  clickChartAt,
+  clickChartItem,
+  makeCallinReport,
+  REPORTS,
+  serveReports,
+} from './data-report-fixtures';
 
 let server: ReturnType<typeof serveReports> | undefined;
 afterEach(() => {
@@ -75,6 +83,50 @@ describe('呼入统计', () => {
     fireEvent.click(answered);
     await waitFor(() => expect(router.state.location.pathname).toBe('/call-record/list'));
     expect(Object.fromEntries(new URLSearchParams(router.state.location.search))).toEqual(ANSWERED_DRILL);
+  });
+
+  it('opens the calls behind a chart element: a wait bar, a heat-map cell, a trend point', async () => {
+    server = serveReports({ [`GET ${CALLIN}`]: ok(makeCallinReport()) });
+    const router = renderApp('/data-report/callin?from=2026-11-18&to=2026-11-24');
+    const bars = await screen.findByRole('img', { name: '接听时效分布图' }, { timeout: 15_000 });
+    // The list then writes its default sort into the URL; the drill is the rest.
+    const listQuery = () => {
+      const {
+        sort: _sort,
+        order: _order,
+        ...drill
+      } = Object.fromEntries(new URLSearchParams(router.state.location.search));
+      return drill;
+    };
+    const back = async () => {
+      await act(() => router.navigate(-1));
+      await screen.findByRole('img', { name: '接听时效分布图' });
+    };
+
+    clickChartItem(bars, 0, 1);
+    await waitFor(() => expect(router.state.location.pathname).toBe('/call-record/list'));
+    expect(listQuery()).toEqual({ direction: 'inbound', waitMin: '3', waitMax: '5' });
+    await back();
+
+    // Monday 09:00 China time is one hour of this week.
+    const heat = screen.getByRole('img', { name: '来电时段热力图' });
+    clickChartItem(heat, 0, 0);
+    await waitFor(() => expect(router.state.location.pathname).toBe('/call-record/list'));
+    expect(listQuery()).toEqual({
+      direction: 'inbound',
+      from: '2026-11-23T01:00:00.000Z',
+      to: '2026-11-23T01:59:59.999Z',
+    });
+    await back();
+
+    // A click in the trend's second column, at the height of the answered line (9).
+    clickChartAt(screen.getByRole('img', { name: '呼入趋势图' }), 1, 9);
+    await waitFor(() => expect(router.state.location.pathname).toBe('/call-record/list'));
+    expect(listQuery()).toEqual({
+      ...ANSWERED_DRILL,
+      from: '2026-11-18T02:00:00.000Z',
+      to: '2026-11-18T02:59:59.999Z',
+    });
   });
 
   it('exports the report as shown in CSV and in Excel', async () => {

@@ -6,7 +6,9 @@ import type {
   NumberHealthRow,
   ReportFigure,
 } from '@callpilot/contracts';
-import { setPlatformAPI } from 'echarts/core';
+import { act } from '@testing-library/react';
+import type { ECElementEvent } from 'echarts';
+import { getInstanceByDom, setPlatformAPI } from 'echarts/core';
 import { resetOemInfoLoad } from '@/lib/api/get-oem-info';
 import { type FakeReply, failure, ok, type RecordedRequest, startFakeServer } from '@/test/fake-server';
 import { routeKey } from '@/test/render-route';
@@ -250,4 +252,25 @@ export function makeGapTopic(overrides: Partial<KnowledgeGapTopic> = {}): Knowle
     } as KnowledgeGapTopic['suggestedPair'],
     ...overrides,
   };
+}
+
+/**
+ * What ECharts hands its click listeners for a bar, a cell or a funnel step (jsdom cannot hit an
+ * SVG shape), sent to the chart drawn in `element`.
+ */
+export function clickChartItem(element: HTMLElement, seriesIndex: number, dataIndex: number) {
+  const event = { componentType: 'series', seriesIndex, dataIndex } as unknown as ECElementEvent;
+  act(() => {
+    getInstanceByDom(element)?.trigger('click', event);
+  });
+}
+
+/** A click inside a line chart's grid at the given category and value. */
+export function clickChartAt(element: HTMLElement, categoryIndex: number, value: number) {
+  const chart = getInstanceByDom(element);
+  if (!chart) throw new Error('no chart drawn in the element');
+  const [offsetX, offsetY] = chart.convertToPixel({ gridIndex: 0 }, [categoryIndex, value]) as number[];
+  act(() => {
+    chart.getZr().trigger('click', { offsetX, offsetY });
+  });
 }

@@ -2,6 +2,7 @@ import type { NumberHealthRow } from '@callpilot/contracts';
 import { Alert, Table, Tag } from 'antd';
 import { useMemo } from 'react';
 import { useNumberHealth } from '../api/get-number-health';
+import { bucketDrill, type ChartDrill } from '../utils/report-chart-drills';
 import { bucketLabel } from '../utils/report-charts';
 import { percent } from '../utils/report-format';
 import type { ReportQuery } from '../utils/report-range';
@@ -37,6 +38,16 @@ export function NumberHealthSection({ projectId, query }: { projectId: string; q
       })),
     };
   }, [rows]);
+  // A point is a number's answer rate of a day: it opens that number's calls of the day.
+  const drill = useMemo<ChartDrill>(
+    () =>
+      ({ seriesIndex, dataIndex }) => {
+        const row = rows[seriesIndex];
+        const point = row?.trend[dataIndex];
+        return row && point ? bucketDrill(row.drill, point.at, 'day') : null;
+      },
+    [rows],
+  );
   const warned = rows.filter((row) => row.warning);
 
   return (
@@ -60,7 +71,7 @@ export function NumberHealthSection({ projectId, query }: { projectId: string; q
               }），可能已被标记为骚扰电话。建议暂停使用该号码（休息）。`}
             />
           ))}
-          <ReportChart option={option} label="外显号码接通率趋势图" />
+          <ReportChart option={option} label="外显号码接通率趋势图" pickBy="axis" drill={drill} />
           <Table<NumberHealthRow>
             aria-label="外显号码健康度"
             size="small"

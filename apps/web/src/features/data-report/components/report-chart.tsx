@@ -3,6 +3,9 @@ import { GridComponent, LegendComponent, TooltipComponent, VisualMapComponent } 
 import { type EChartsCoreOption, init, use } from 'echarts/core';
 import { SVGRenderer } from 'echarts/renderers';
 import { useEffect, useRef } from 'react';
+import { useNavigate } from 'react-router';
+import { axisPick, type ChartDrill, type ChartPick, itemPick } from '../utils/report-chart-drills';
+import { drillHref } from '../utils/report-range';
 
 // Only the pieces the reports draw, so the chunk stays small. SVG rather than canvas: the charts
 // are small, stay crisp when zoomed or printed, and render in jsdom for the tests.
@@ -18,18 +21,31 @@ use([
   SVGRenderer,
 ]);
 
-/** One ECharts chart; `label` names it for screen readers (the figures are in the tables below). */
+/**
+ * One ECharts chart; `label` names it for screen readers (the figures are in the tables below).
+ * With `drill`, clicking an element opens the calls behind its figure: bars, funnel steps and
+ * heat-map cells by the element itself (`pickBy` 'item'), lines by the column clicked and the
+ * line nearest to the pointer ('axis').
+ */
 export function ReportChart({
   option,
   label,
   height = 280,
+  drill,
+  pickBy = 'item',
 }: {
   option: EChartsCoreOption;
   label: string;
   height?: number;
+  drill?: ChartDrill;
+  pickBy?: 'item' | 'axis';
 }) {
   const element = useRef<HTMLDivElement>(null);
   const chart = useRef<ReturnType<typeof init> | null>(null);
+  const navigate = useNavigate();
+  // The handlers are bound once per chart; they read the current option and drill from here.
+  const latest = useRef({ option, drill, pickBy, navigate });
+  latest.current = { option, drill, pickBy, navigate };
 
   useEffect(() => {
     const node = element.current;
@@ -41,6 +57,21 @@ export function ReportChart({
       ...(node.clientWidth === 0 ? { width: 600 } : {}),
     });
     chart.current = instance;
+    const open = (pick: ChartPick | null) => {
+      const target = pick ? latest.current.drill?.(pick) : null;
+      if (target) latest.current.navigate(drillHref(target));
+    };
+    instance.on('click', (params) => {
+      if (latest.current.pickBy === 'item') open(itemPick(params));
+    });
+    instance.getZr().on('click', (event) => {
+      if (latest.current.pickBy !== 'axis' || !latest.current.drill) return;
+      const point = [event.offsetX, event.offsetY];
+      if (!instance.containPixel('grid', point)) return;
+      const [categoryIndex, value] = instance.convertFromPixel({ gridIndex: 0 }, point) as number[];
+      const series = (latest.current.option.series ?? []) as { data?: unknown }[];
+      open(axisPick(Array.isArray(series) ? series : [series], categoryIndex ?? Number.NaN, value ?? 0));
+    });
     const observer = new ResizeObserver(() => {
       if (node.clientWidth > 0) instance.resize({ width: 'auto', height });
     });
@@ -56,5 +87,13 @@ export function ReportChart({
     chart.current?.setOption(option, { notMerge: true });
   }, [option]);
 
-  return <div ref={element} role="img" aria-label={label} style={{ height }} className="w-full" />;
+  return (
+    <div
+      ref={element}
+      role="img"
+      aria-label={label}
+      style={{ height }}
+      className={drill && pickBy === 'axis' ? 'w-full cursor-pointer' : 'w-full'}
+    />
+  );
 }

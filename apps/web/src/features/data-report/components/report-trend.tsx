@@ -1,25 +1,43 @@
-import type { ReportPoint } from '@callpilot/contracts';
+import type { ReportDrill, ReportPoint } from '@callpilot/contracts';
 import { useMemo } from 'react';
+import { trendDrill } from '../utils/report-chart-drills';
 import { trendOption } from '../utils/report-charts';
 import { valueKeys, valueKind, valueLabel } from '../utils/report-values';
 import { ReportChart } from './report-chart';
 
-/** The counts of a report over time (rates would share no scale with them). */
+/**
+ * The counts of a report over time (rates would share no scale with them). `drills` gives each
+ * count the drill of its figure; a click on a line opens that figure's calls of the bucket.
+ */
 export function ReportTrend({
   series,
   label,
+  drills = {},
 }: {
   series: { granularity: 'hour' | 'day'; points: ReportPoint[] };
   label: string;
+  drills?: Record<string, ReportDrill | null | undefined>;
 }) {
-  const option = useMemo(() => {
-    const keys = valueKeys(series.points.map((point) => point.values)).filter(
-      (key) => valueKind(key) === 'count',
-    );
-    return trendOption(
-      series,
-      keys.map((key) => ({ key, label: valueLabel(key) })),
-    );
-  }, [series]);
-  return <ReportChart option={option} label={label} />;
+  const keys = useMemo(
+    () => valueKeys(series.points.map((point) => point.values)).filter((key) => valueKind(key) === 'count'),
+    [series],
+  );
+  const option = useMemo(
+    () =>
+      trendOption(
+        series,
+        keys.map((key) => ({ key, label: valueLabel(key) })),
+      ),
+    [series, keys],
+  );
+  const drill = useMemo(
+    () =>
+      trendDrill(
+        series,
+        keys.map((key) => ({ drill: drills[key] })),
+      ),
+    [series, keys, drills],
+  );
+  const drillable = keys.some((key) => drills[key]);
+  return <ReportChart option={option} label={label} pickBy="axis" {...(drillable ? { drill } : {})} />;
 }

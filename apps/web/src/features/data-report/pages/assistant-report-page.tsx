@@ -15,6 +15,7 @@ import { ReportEmpty } from '../components/report-empty';
 import { ReportFrame } from '../components/report-frame';
 import { ReportSection } from '../components/report-section';
 import { ReportTrend } from '../components/report-trend';
+import type { ChartDrill } from '../utils/report-chart-drills';
 import { funnelOption, stackedBarOption } from '../utils/report-charts';
 import { formatFigure, percent } from '../utils/report-format';
 import { useReportQuery } from '../utils/use-report-query';
@@ -85,6 +86,17 @@ function AssistantReportBody({ report }: { report: AssistantReport }) {
       ),
     [tree],
   );
+  // A stacked bar is one grade (series) of one assistant (category), as the table's grade counts.
+  const gradesDrill = useMemo<ChartDrill>(
+    () =>
+      ({ seriesIndex, dataIndex }) => {
+        const row = tree[dataIndex];
+        const grade = GRADES[seriesIndex];
+        return row && grade ? { ...row.drill, intentGrade: grade } : null;
+      },
+    [tree],
+  );
+  const trendDrills = useMemo(() => assistantTrendDrills(tree), [tree]);
   const hangupOption = useMemo(
     () =>
       funnelOption(
@@ -167,10 +179,10 @@ function AssistantReportBody({ report }: { report: AssistantReport }) {
         />
       </ReportSection>
       <ReportSection title="通话趋势">
-        <ReportTrend series={report.trend} label="小助手通话趋势图" />
+        <ReportTrend series={report.trend} label="小助手通话趋势图" drills={trendDrills} />
       </ReportSection>
       <ReportSection title="意向等级分布">
-        <ReportChart option={gradesOption} label="意向等级分布图" />
+        <ReportChart option={gradesOption} label="意向等级分布图" drill={gradesDrill} />
       </ReportSection>
       <ReportSection title="挂断漏斗（接通后对方在第几轮挂断）">
         {report.hangupFunnel.length > 0 ? (
@@ -207,6 +219,21 @@ function AssistantReportBody({ report }: { report: AssistantReport }) {
       <GradingSection grading={report.grading} names={names} />
     </div>
   );
+}
+
+/**
+ * The trend sums every assistant of the report; the list can show one assistant's calls, not
+ * "calls with any assistant", so the trend drills when the report holds one assistant (chosen in
+ * the filter or the only one). Opt-outs have no list filter.
+ */
+function assistantTrendDrills(tree: AssistantReportRow[]) {
+  const [only] = tree;
+  if (tree.length !== 1 || !only) return {};
+  return {
+    calls: only.drill,
+    answered: { ...only.drill, answered: 'yes' },
+    transferred: { ...only.drill, transferred: 'yes' },
+  };
 }
 
 function GradingSection({

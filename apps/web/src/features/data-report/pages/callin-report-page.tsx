@@ -12,6 +12,7 @@ import { ReportFrame } from '../components/report-frame';
 import { ReportRowsTable } from '../components/report-rows-table';
 import { ReportSection } from '../components/report-section';
 import { ReportTrend } from '../components/report-trend';
+import { type ChartDrill, heatCellDrill } from '../utils/report-chart-drills';
 import { barOption, funnelOption, heatmapOption } from '../utils/report-charts';
 import type { FigureKind } from '../utils/report-format';
 import { useReportQuery } from '../utils/use-report-query';
@@ -91,7 +92,36 @@ function CallinReportBody({ report, flowChosen }: { report: CallinReport; flowCh
       ),
     [within],
   );
+  const withinDrill = useMemo<ChartDrill>(
+    () =>
+      ({ dataIndex }) =>
+        within[dataIndex]?.drill ?? null,
+    [within],
+  );
   const heatmap = useMemo(() => heatmapOption(report.heatmap), [report.heatmap]);
+  // A cell counts offered calls; an empty cell has no calls to open.
+  const heatmapDrill = useMemo<ChartDrill>(
+    () =>
+      ({ dataIndex }) => {
+        const cell = report.heatmap[dataIndex];
+        return cell && cell.value > 0
+          ? heatCellDrill(report.figures.offered.drill, report.range, cell)
+          : null;
+      },
+    [report.heatmap, report.figures.offered.drill, report.range],
+  );
+  const { figures } = report;
+  // The trend's abandoned calls join two figures (ringing, in the flow): no one list filter.
+  const trendDrills = useMemo(
+    () => ({
+      offered: figures.offered.drill,
+      answered: figures.answered.drill,
+      assistantAnswered: figures.assistantAnswered.drill,
+      transferred: figures.transferred.drill,
+      overLimit: figures.overLimit.drill,
+    }),
+    [figures],
+  );
   const funnel = useMemo(
     () =>
       report.flowFunnel
@@ -121,7 +151,7 @@ function CallinReportBody({ report, flowChosen }: { report: CallinReport; flowCh
       ) : (
         <>
           <ReportSection title="接听时效">
-            <ReportChart option={withinOption} label="接听时效分布图" height={220} />
+            <ReportChart option={withinOption} label="接听时效分布图" height={220} drill={withinDrill} />
             <Table
               aria-label="接听时效"
               size="small"
@@ -142,10 +172,10 @@ function CallinReportBody({ report, flowChosen }: { report: CallinReport; flowCh
             />
           </ReportSection>
           <ReportSection title="呼入趋势">
-            <ReportTrend series={report.trend} label="呼入趋势图" />
+            <ReportTrend series={report.trend} label="呼入趋势图" drills={trendDrills} />
           </ReportSection>
           <ReportSection title="来电时段分布（星期 × 小时）">
-            <ReportChart option={heatmap} label="来电时段热力图" height={300} />
+            <ReportChart option={heatmap} label="来电时段热力图" height={300} drill={heatmapDrill} />
           </ReportSection>
           <ReportSection title="按号码">
             <ReportRowsTable rows={report.byNumber} keyTitle="号码" label="按号码统计" />

@@ -1,5 +1,6 @@
 import type { KnowledgeReport } from '@callpilot/contracts';
 import { Select, Table } from 'antd';
+import { useMemo } from 'react';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
 import { useKnowledgeReport } from '../api/get-knowledge-report';
 import { KnowledgeGapList } from '../components/knowledge-gap-list';
@@ -45,6 +46,11 @@ export function KnowledgeReportPage() {
 
 function KnowledgeReportBody({ report }: { report: KnowledgeReport }) {
   const { figures } = report;
+  // The list has no knowledge filter: a bucket opens its calls, among them those that asked (as the figures).
+  const trendDrills = useMemo(() => {
+    const drill = figures.questions.drill;
+    return { questions: drill, hits: drill, noAnswer: drill };
+  }, [figures.questions.drill]);
   return (
     <div className="flex flex-col gap-4">
       <div className="grid grid-cols-3 gap-3">
@@ -60,7 +66,7 @@ function KnowledgeReportBody({ report }: { report: KnowledgeReport }) {
       ) : (
         <>
           <ReportSection title="提问趋势">
-            <ReportTrend series={report.trend} label="知识库提问趋势图" />
+            <ReportTrend series={report.trend} label="知识库提问趋势图" drills={trendDrills} />
           </ReportSection>
           <ReportSection title="按知识库">
             <ReportRowsTable rows={report.byKnowledgeBase} keyTitle="知识库" label="按知识库统计" />

@@ -84,7 +84,7 @@ export function drillHref(drill: ReportDrill): string {
   return query ? `${paths.callRecordList}?${query}` : paths.callRecordList;
 }
 
-/** A call's detail page. It cannot yet scroll to a turn, so the turn rides along for when it can. */
+/** A call's detail page, scrolled to and marking the turn when one is given. */
 export function callDetailHref(callId: string, turnIndex?: number): string {
   const base = `/call-record/detail/${encodeURIComponent(callId)}`;
   return turnIndex === undefined ? base : `${base}?turn=${turnIndex}`;
