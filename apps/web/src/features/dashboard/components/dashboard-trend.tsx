@@ -1,9 +1,8 @@
 import type { DashboardSummary, DashboardTrendPoint } from '@callpilot/contracts';
 import { Segmented } from 'antd';
 import { useMemo, useState } from 'react';
-import { useNavigate } from 'react-router';
-import { EChart, type EChartItem } from '@/components/echart';
-import { callListHref } from '@/entities/call/utils/call-paths';
+import { DrillChart } from '@/components/drill-chart';
+import type { ChartPick } from '@/components/drill-chart-picks';
 import { chinaTime } from '@/lib/format';
 
 type View = 'hours' | 'days';
@@ -11,7 +10,6 @@ type View = 'hours' | 'days';
 /** Today against yesterday by hour, or the last 14 days; a point opens the calls behind it. */
 export function DashboardTrend({ trend }: { trend: DashboardSummary['trend'] }) {
   const [view, setView] = useState<View>('hours');
-  const navigate = useNavigate();
 
   const { option, series } = useMemo(() => {
     if (view === 'hours') {
@@ -54,10 +52,7 @@ export function DashboardTrend({ trend }: { trend: DashboardSummary['trend'] }) 
     };
   }, [trend, view]);
 
-  const open = (item: EChartItem) => {
-    const point = series[item.seriesIndex]?.[item.dataIndex];
-    if (point) navigate(callListHref(point.drill));
-  };
+  const drill = (pick: ChartPick) => series[pick.seriesIndex]?.[pick.dataIndex]?.drill ?? null;
 
   return (
     <section aria-label="通话趋势" className="rounded-lg border border-gray-200 bg-white p-5">
@@ -73,7 +68,7 @@ export function DashboardTrend({ trend }: { trend: DashboardSummary['trend'] }) 
           ]}
         />
       </div>
-      <EChart
+      <DrillChart
         option={option}
         label={
           view === 'hours'
@@ -81,7 +76,8 @@ export function DashboardTrend({ trend }: { trend: DashboardSummary['trend'] }) 
             : '近 14 天每日通话数与接通数，点击查看当天的通话'
         }
         height={240}
-        onItemClick={open}
+        drill={drill}
+        pickBy={view === 'hours' ? 'axis' : 'item'}
       />
     </section>
   );

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { axisPick, bucketDrill, heatCellDrill, itemPick, trendDrill } from '../utils/report-chart-drills';
+import { axisPick, itemPick } from '@/components/drill-chart-picks';
+import { bucketDrill, heatCellDrill, trendDrill } from '../utils/report-chart-drills';
 import { drillHref } from '../utils/report-range';
 
 const OFFERED = {

@@ -1,12 +1,12 @@
 import type { NumberHealthRow } from '@callpilot/contracts';
 import { Alert, Table, Tag } from 'antd';
 import { useMemo } from 'react';
+import { DrillChart } from '@/components/drill-chart';
 import { useNumberHealth } from '../api/get-number-health';
 import { bucketDrill, type ChartDrill } from '../utils/report-chart-drills';
 import { bucketLabel } from '../utils/report-charts';
 import { percent } from '../utils/report-format';
 import type { ReportQuery } from '../utils/report-range';
-import { ReportChart } from './report-chart';
 import { ReportDrillLink } from './report-drill-link';
 import { ReportEmpty } from './report-empty';
 import { ReportSection } from './report-section';
@@ -71,7 +71,7 @@ export function NumberHealthSection({ projectId, query }: { projectId: string; q
               }），可能已被标记为骚扰电话。建议暂停使用该号码（休息）。`}
             />
           ))}
-          <ReportChart option={option} label="外显号码接通率趋势图" pickBy="axis" drill={drill} />
+          <DrillChart option={option} label="外显号码接通率趋势图" pickBy="axis" drill={drill} />
           <Table<NumberHealthRow>
             aria-label="外显号码健康度"
             size="small"

@@ -1,9 +1,9 @@
 import type { ReportDrill, ReportPoint } from '@callpilot/contracts';
 import { useMemo } from 'react';
+import { DrillChart } from '@/components/drill-chart';
 import { trendDrill } from '../utils/report-chart-drills';
 import { trendOption } from '../utils/report-charts';
 import { valueKeys, valueKind, valueLabel } from '../utils/report-values';
-import { ReportChart } from './report-chart';
 
 /**
  * The counts of a report over time (rates would share no scale with them). `drills` gives each
@@ -39,5 +39,5 @@ export function ReportTrend({
     [series, keys, drills],
   );
   const drillable = keys.some((key) => drills[key]);
-  return <ReportChart option={option} label={label} pickBy="axis" {...(drillable ? { drill } : {})} />;
+  return <DrillChart option={option} label={label} pickBy="axis" {...(drillable ? { drill } : {})} />;
 }

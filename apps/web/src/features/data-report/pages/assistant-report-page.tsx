@@ -6,10 +6,10 @@ import type {
 } from '@callpilot/contracts';
 import { Select, Table } from 'antd';
 import { useMemo } from 'react';
+import { DrillChart } from '@/components/drill-chart';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
 import { useAssistantReport } from '../api/get-assistant-report';
 import { NumberHealthSection } from '../components/number-health-section';
-import { ReportChart } from '../components/report-chart';
 import { ReportDrillLink } from '../components/report-drill-link';
 import { ReportEmpty } from '../components/report-empty';
 import { ReportFrame } from '../components/report-frame';
@@ -182,11 +182,11 @@ function AssistantReportBody({ report }: { report: AssistantReport }) {
         <ReportTrend series={report.trend} label="小助手通话趋势图" drills={trendDrills} />
       </ReportSection>
       <ReportSection title="意向等级分布">
-        <ReportChart option={gradesOption} label="意向等级分布图" drill={gradesDrill} />
+        <DrillChart option={gradesOption} label="意向等级分布图" drill={gradesDrill} />
       </ReportSection>
       <ReportSection title="挂断漏斗（接通后对方在第几轮挂断）">
         {report.hangupFunnel.length > 0 ? (
-          <ReportChart option={hangupOption} label="挂断漏斗图" height={320} />
+          <DrillChart option={hangupOption} label="挂断漏斗图" height={320} />
         ) : (
           <ReportEmpty text="所选时间段内没有对方挂断的接通通话。" />
         )}

@@ -1,10 +1,10 @@
 import type { CallinReport } from '@callpilot/contracts';
 import { Select, Table } from 'antd';
 import { useMemo } from 'react';
+import { DrillChart } from '@/components/drill-chart';
 import { paths } from '@/config/paths';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
 import { useCallinReport } from '../api/get-callin-report';
-import { ReportChart } from '../components/report-chart';
 import { ReportDrillLink } from '../components/report-drill-link';
 import { ReportEmpty } from '../components/report-empty';
 import { ReportFigureCard } from '../components/report-figure-card';
@@ -151,7 +151,7 @@ function CallinReportBody({ report, flowChosen }: { report: CallinReport; flowCh
       ) : (
         <>
           <ReportSection title="接听时效">
-            <ReportChart option={withinOption} label="接听时效分布图" height={220} drill={withinDrill} />
+            <DrillChart option={withinOption} label="接听时效分布图" height={220} drill={withinDrill} />
             <Table
               aria-label="接听时效"
               size="small"
@@ -175,14 +175,14 @@ function CallinReportBody({ report, flowChosen }: { report: CallinReport; flowCh
             <ReportTrend series={report.trend} label="呼入趋势图" drills={trendDrills} />
           </ReportSection>
           <ReportSection title="来电时段分布（星期 × 小时）">
-            <ReportChart option={heatmap} label="来电时段热力图" height={300} drill={heatmapDrill} />
+            <DrillChart option={heatmap} label="来电时段热力图" height={300} drill={heatmapDrill} />
           </ReportSection>
           <ReportSection title="按号码">
             <ReportRowsTable rows={report.byNumber} keyTitle="号码" label="按号码统计" />
           </ReportSection>
           <ReportSection title="按流程">
             {flowChosen && funnel && report.flowFunnel && report.flowFunnel.length > 0 ? (
-              <ReportChart option={funnel} label="流程漏斗图" height={300} />
+              <DrillChart option={funnel} label="流程漏斗图" height={300} />
             ) : (
               <p className="mb-2 text-sm text-gray-500">
                 在上方选择一个呼入流程，可查看来电在各节点的流失漏斗。

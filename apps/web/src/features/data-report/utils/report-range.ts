@@ -1,6 +1,7 @@
 import { REPORT_MAX_DAYS, type ReportDrill, reportRangeQuery } from '@callpilot/contracts';
 import dayjs, { type Dayjs } from 'dayjs';
 import { paths } from '@/config/paths';
+import { callListHref } from '@/entities/call/utils/call-paths';
 
 /** China time (UTC+8, no daylight saving): a report's days are China days wherever the browser is. */
 const CHINA_OFFSET_MINUTES = 8 * 60;
@@ -79,10 +80,7 @@ export const rangeDays = (from: Dayjs, to: Dayjs) => to.startOf('day').diff(from
 export const RANGE_TOO_LONG = `日期范围不能超过 ${REPORT_MAX_DAYS} 天`;
 
 /** The call-record list showing the calls behind a figure. */
-export function drillHref(drill: ReportDrill): string {
-  const query = new URLSearchParams(drill).toString();
-  return query ? `${paths.callRecordList}?${query}` : paths.callRecordList;
-}
+export const drillHref = (drill: ReportDrill): string => callListHref(drill);
 
 /** A call's detail page, scrolled to and marking the turn when one is given. */
 export function callDetailHref(callId: string, turnIndex?: number): string {

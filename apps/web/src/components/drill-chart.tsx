@@ -4,10 +4,10 @@ import { type EChartsCoreOption, init, use } from 'echarts/core';
 import { SVGRenderer } from 'echarts/renderers';
 import { useEffect, useRef } from 'react';
 import { useNavigate } from 'react-router';
-import { axisPick, type ChartDrill, type ChartPick, itemPick } from '../utils/report-chart-drills';
-import { drillHref } from '../utils/report-range';
+import { callListHref } from '@/entities/call/utils/call-paths';
+import { axisPick, type ChartDrill, type ChartPick, itemPick } from './drill-chart-picks';
 
-// Only the pieces the reports draw, so the chunk stays small. SVG rather than canvas: the charts
+// Only the pieces the console draws, so the chunk stays small. SVG rather than canvas: the charts
 // are small, stay crisp when zoomed or printed, and render in jsdom for the tests.
 use([
   BarChart,
@@ -27,7 +27,7 @@ use([
  * heat-map cells by the element itself (`pickBy` 'item'), lines by the column clicked and the
  * line nearest to the pointer ('axis').
  */
-export function ReportChart({
+export function DrillChart({
   option,
   label,
   height = 280,
@@ -59,7 +59,7 @@ export function ReportChart({
     chart.current = instance;
     const open = (pick: ChartPick | null) => {
       const target = pick ? latest.current.drill?.(pick) : null;
-      if (target) latest.current.navigate(drillHref(target));
+      if (target) latest.current.navigate(callListHref(target));
     };
     instance.on('click', (params) => {
       if (latest.current.pickBy === 'item') open(itemPick(params));
