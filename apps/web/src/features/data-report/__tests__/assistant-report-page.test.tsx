@@ -78,4 +78,32 @@ describe('小助手统计', () => {
     expect(await screen.findByText(/还没有小助手通话/, undefined, { timeout: 15_000 })).toBeTruthy();
     expect(await screen.findByText(/所选时间段内没有外呼/)).toBeTruthy();
   });
+  it('rests the warned number from the warning, then shows it resting without the advice', async () => {
+    let health = makeNumberHealth();
+    server = serveReports({
+      [`GET ${REPORTS}/assistant`]: ok(makeAssistantReport()),
+      [`GET ${REPORTS}/numbers`]: () => ok(health),
+      'PUT /api/project/p1/numbers/02100000009': (request) => {
+        const { resting } = request.body as { resting: boolean };
+        health = {
+          rows: health.rows.map((row) =>
+            row.number === '02100000009'
+              ? { ...row, restingSince: resting ? '2026-11-24T02:00:00.000Z' : null }
+              : row,
+          ),
+        };
+        return ok({ number: '02100000009', restingSince: health.rows[0]?.restingSince ?? null });
+      },
+    });
+    renderApp('/data-report/assistant?from=2026-11-18&to=2026-11-24');
+    const warning = (await screen.findByText(/02100000009 接通率明显下降/, {}, { timeout: 15_000 })).closest(
+      '.ant-alert',
+    ) as HTMLElement;
+    fireEvent.click(within(warning).getByRole('button', { name: '休息 02100000009' }));
+    const table = screen.getByRole('table', { name: '外显号码健康度' });
+    expect(await within(table).findByText(/休息中 · 自 11-24/)).toBeTruthy();
+    expect(server.requests.find((request) => request.method === 'PUT')?.body).toEqual({ resting: true });
+    expect(screen.queryByText(/02100000009 接通率明显下降/)).toBeNull();
+    expect(within(table).getByRole('button', { name: '恢复 02100000009' })).toBeTruthy();
+  });
 });

@@ -1,8 +1,12 @@
 import type { NumberHealthRow } from '@callpilot/contracts';
-import { Alert, Table, Tag } from 'antd';
+import { Alert, Button, Table, Tag } from 'antd';
 import { useMemo } from 'react';
 import { DrillChart } from '@/components/drill-chart';
+import { useRestProjectNumber } from '@/entities/project-number/api/rest-project-number';
+import { chinaTime } from '@/lib/format';
+import { useUserStore } from '@/stores/user-store';
 import { useNumberHealth } from '../api/get-number-health';
+import { reportKeys } from '../api/report-keys';
 import { bucketDrill, type ChartDrill } from '../utils/report-chart-drills';
 import { bucketLabel } from '../utils/report-charts';
 import { percent } from '../utils/report-format';
@@ -17,6 +21,24 @@ import { ReportSection } from './report-section';
  */
 export function NumberHealthSection({ projectId, query }: { projectId: string; query: ReportQuery }) {
   const { data, isPending, isError } = useNumberHealth(projectId, query);
+  // Resting is an owner/admin action (the server refuses members); members see the state only.
+  const canManage = useUserStore((state) => state.userInfo.isOwnerOrAdmin);
+  const rest = useRestProjectNumber(projectId, [
+    [...reportKeys.all(projectId)],
+    ['projects', projectId, 'dashboard'],
+  ]);
+  const restButton = (row: NumberHealthRow) =>
+    canManage && row.projectNumber ? (
+      <Button
+        size="small"
+        type={row.restingSince || !row.warning ? 'link' : 'primary'}
+        loading={rest.isPending && rest.variables?.number === row.number}
+        aria-label={`${row.restingSince ? '恢复' : '休息'} ${row.number}`}
+        onClick={() => rest.mutate({ number: row.number, resting: !row.restingSince })}
+      >
+        {row.restingSince ? '恢复使用' : '休息'}
+      </Button>
+    ) : null;
   const rows = data?.rows ?? [];
   const option = useMemo(() => {
     const first = rows[0]?.trend ?? [];
@@ -48,7 +70,8 @@ export function NumberHealthSection({ projectId, query }: { projectId: string; q
       },
     [rows],
   );
-  const warned = rows.filter((row) => row.warning);
+  // A warned number already resting needs no more advice.
+  const warned = rows.filter((row) => row.warning && !row.restingSince);
 
   return (
     <ReportSection title="外显号码健康度">
@@ -68,7 +91,8 @@ export function NumberHealthSection({ projectId, query }: { projectId: string; q
               showIcon
               title={`${row.number} 接通率明显下降（${percent(row.answerRate)}，此前 ${
                 row.baselineAnswerRate === null ? '—' : percent(row.baselineAnswerRate)
-              }），可能已被标记为骚扰电话。建议暂停使用该号码（休息）。`}
+              }），可能已被标记为骚扰电话。建议暂停使用该号码（休息）：休息中的号码不用于呼出任务，仍接听呼入。`}
+              action={restButton(row)}
             />
           ))}
           <DrillChart option={option} label="外显号码接通率趋势图" pickBy="axis" drill={drill} />
@@ -84,7 +108,12 @@ export function NumberHealthSection({ projectId, query }: { projectId: string; q
                 key: 'number',
                 render: (_, row) => (
                   <span>
-                    {row.number} {row.warning ? <Tag color="orange">建议休息</Tag> : null}
+                    {row.number}{' '}
+                    {row.restingSince ? (
+                      <Tag color="warning">休息中 · 自 {chinaTime(row.restingSince).format('MM-DD')}</Tag>
+                    ) : row.warning ? (
+                      <Tag color="orange">建议休息</Tag>
+                    ) : null}
                   </span>
                 ),
               },
@@ -114,6 +143,15 @@ export function NumberHealthSection({ projectId, query }: { projectId: string; q
                 render: (_, row) => percent(row.shortAnsweredShare),
               },
               { title: '拒接', dataIndex: 'rejected', key: 'rejected', align: 'right' },
+              ...(canManage
+                ? [
+                    {
+                      title: '操作',
+                      key: 'rest',
+                      render: (_: unknown, row: NumberHealthRow) => restButton(row),
+                    },
+                  ]
+                : []),
             ]}
           />
         </div>
