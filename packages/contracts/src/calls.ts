@@ -264,8 +264,13 @@ export const callFilterFields = z.object({
   status: callStatus.optional(),
   // The reports' drill-down filters (数据统计): each figure links to the list with the filters that
   // reproduce its calls, so the list must express every metric's definition.
-  /** The call flow that answered. */
+  /** The call flow that answered; `none`: calls no flow answered. */
   flowId: entityId('流程').optional(),
+  /** Calls whose path passed this node of the flow itself (a subflow's own steps aside); with flowId. */
+  flowNodeId: z.string().trim().min(1).max(64, { error: '流程节点不正确' }).optional(),
+  /** The number of turns (对话轮次), inclusive bounds. */
+  turnsMin: seconds('最少对话轮次'),
+  turnsMax: seconds('最多对话轮次'),
   /** The published version of the assistant that talked (with assistantId; 0: draft test calls). */
   assistantVersion: seconds('小助手版本'),
   /** The project's number on the call, exact: the caller number outbound, the number dialled inbound. */
@@ -293,9 +298,20 @@ export const callFilterFields = z.object({
 
 /** The filters' cross-field rules: a time range and a talk-time range must not be reversed. */
 export function checkCallFilterRanges(
-  f: { from?: string; to?: string; talkMin?: number; talkMax?: number; waitMin?: number; waitMax?: number },
+  f: {
+    from?: string;
+    to?: string;
+    talkMin?: number;
+    talkMax?: number;
+    waitMin?: number;
+    waitMax?: number;
+    turnsMin?: number;
+    turnsMax?: number;
+  },
   ctx: z.RefinementCtx,
 ) {
+  if (f.turnsMin !== undefined && f.turnsMax !== undefined && f.turnsMin > f.turnsMax)
+    ctx.addIssue({ code: 'custom', path: ['turnsMax'], message: '最多对话轮次不能小于最少对话轮次' });
   if (f.from && f.to && f.from > f.to)
     ctx.addIssue({ code: 'custom', path: ['to'], message: '结束时间不能早于开始时间' });
   if (f.talkMin !== undefined && f.talkMax !== undefined && f.talkMin > f.talkMax)

@@ -114,7 +114,7 @@ export const callinReport = z.object({
   byFlow: z.array(reportRow),
   /** The chosen flow's node funnel (flowId given): nodes in path order with the calls that reached each. */
   flowFunnel: z
-    .array(z.object({ nodeId: z.string(), label: z.string(), calls: z.number().int() }))
+    .array(z.object({ nodeId: z.string(), label: z.string(), calls: z.number().int(), drill: reportDrill }))
     .nullable(),
 });
 export type CallinReport = z.infer<typeof callinReport>;
@@ -147,7 +147,8 @@ export const assistantReport = z.object({
   rows: z.array(assistantReportRow),
   trend: reportSeries,
   /** Answered calls the callee hung up, by the turn count at hang-up (30 = 30 or more). */
-  hangupFunnel: z.array(z.object({ turn: z.number().int(), calls: z.number().int() })),
+  /** Answered calls the caller hung up, by their number of turns (the last bucket: that many or more). */
+  hangupFunnel: z.array(z.object({ turn: z.number().int(), calls: z.number().int(), drill: reportDrill })),
   latency: z.array(
     z.object({
       component: latencyComponent,

@@ -79,6 +79,9 @@ export const waitSecondsSql = sql`round(extract(epoch from (${calls.answeredAt} 
  * least one turn, or a flow call that reached an assistant node. A flow call keeps assistant_id
  * null (its own prompts are 'assistant' turns too), so its path is what tells.
  */
+/** `flowId=none`: the calls no flow answered (the inbound report's 无通话流程 row). */
+export const NO_FLOW_FILTER = 'none';
+
 export const assistantTalkedSql = sql`(${calls.answeredAt} is not null and ((${calls.assistantId} is not null and ${calls.turnCount} > 0) or ${calls.flowPath} @> '[{"nodeType":"assistant"}]'::jsonb))`;
 /** The project's number on the call: the caller number outbound, the number dialled inbound. */
 export const lineNumberSql = sql`(case when ${calls.direction} = 'outbound' then ${calls.callerNumber} else ${calls.calleeNumber} end)`;
@@ -112,7 +115,15 @@ export function callFilterWhere(projectId: string, f: Partial<CallFilters>): SQL
   if (f.talkMax !== undefined) where.push(lte(calls.talkSeconds, f.talkMax));
   if (f.tags?.length) where.push(sql`${calls.tags} && ${sql.param(f.tags)}::text[]`);
   if (f.status) where.push(eq(calls.status, f.status));
-  if (f.flowId) where.push(eq(calls.flowId, f.flowId));
+  if (f.flowId === NO_FLOW_FILTER) where.push(isNull(calls.flowId));
+  else if (f.flowId) where.push(eq(calls.flowId, f.flowId));
+  // A step of the flow itself: subflow steps carry their flowId and may reuse node ids.
+  if (f.flowNodeId)
+    where.push(sql`exists (select 1 from jsonb_array_elements(
+      case when jsonb_typeof(${calls.flowPath}) = 'array' then ${calls.flowPath} else '[]'::jsonb end) step
+      where step->>'nodeId' = ${f.flowNodeId} and coalesce(step->>'flowId', '') = '')`);
+  if (f.turnsMin !== undefined) where.push(gte(calls.turnCount, f.turnsMin));
+  if (f.turnsMax !== undefined) where.push(lte(calls.turnCount, f.turnsMax));
   // The rollups count a call without a version as version 0 (draft test calls): the same here.
   if (f.assistantVersion !== undefined)
     where.push(sql`coalesce(${calls.assistantVersion}, 0) = ${f.assistantVersion}`);

@@ -207,11 +207,21 @@ describe('assistant report (小助手报表)', () => {
 
   it('reads the hang-up funnel and latency percentiles from the histograms of the range', async () => {
     const data = (await report(RANGE)).json().data;
-    expect(data.hangupFunnel).toEqual([
-      { turn: 1, calls: 4 },
-      { turn: 2, calls: 1 },
-      { turn: 30, calls: 2 },
+    expect(data.hangupFunnel.map((f: { turn: number; calls: number }) => [f.turn, f.calls])).toEqual([
+      [1, 4],
+      [2, 1],
+      [30, 2],
     ]);
+    // A step opens the answered calls the caller hung up after that many turns; the last, or more.
+    expect(data.hangupFunnel[0].drill).toMatchObject({
+      answered: 'yes',
+      hangupBy: 'callee',
+      status: 'ended',
+      turnsMin: '1',
+      turnsMax: '1',
+    });
+    expect(data.hangupFunnel[2].drill.turnsMin).toBe('30');
+    expect(data.hangupFunnel[2].drill.turnsMax).toBeUndefined();
     const brain = data.latency.find((l: { component: string }) => l.component === 'brain');
     expect(brain).toEqual({
       component: 'brain',
@@ -381,7 +391,14 @@ describe('assistant report narrowed to a number or a task', () => {
       expect(
         data.trend.points.reduce((n: number, p: { values: { calls: number } }) => n + p.values.calls, 0),
       ).toBe(3);
-      expect(data.hangupFunnel).toEqual([{ turn: 2, calls: 1 }]);
+      expect(data.hangupFunnel.map((f: { turn: number; calls: number }) => [f.turn, f.calls])).toEqual([
+        [2, 1],
+      ]);
+      const listed = await t.app.inject({
+        url: `/api/project/${a.projectId}/calls?${new URLSearchParams(data.hangupFunnel[0].drill)}`,
+        headers: owner,
+      });
+      expect(listed.json().data.total).toBe(1);
       const brain = data.latency.find((l: { component: string }) => l.component === 'brain');
       expect(brain).toMatchObject({ samples: 1, p50Ms: latencyBucketMs(latencyBucket(500)) });
       expect(data.grading).toHaveLength(1);

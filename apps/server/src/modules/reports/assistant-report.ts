@@ -11,7 +11,12 @@ import { assistants, callStatsHistogram, callStatsHourly, calls } from '../../db
 import { badRequest } from '../../lib/errors';
 import { lineNumberSql, rowsOf } from '../calls/calls.service';
 import type { ReportSheet } from './report-file';
-import { histogramSelect, LATENCY_COMPONENTS, percentileFromBuckets } from './rollup-histograms';
+import {
+  HANGUP_TURN_CAP,
+  histogramSelect,
+  LATENCY_COMPONENTS,
+  percentileFromBuckets,
+} from './rollup-histograms';
 import { bucketOf, bucketStarts, type ReportRange, ratio, reportRange } from './rollup-range';
 
 const GRADES = ['A', 'B', 'C', 'D'] as const;
@@ -176,7 +181,20 @@ export async function assistantReport(
   const hangupFunnel = histogram
     .filter((h) => h.kind === 'hangup_turn' && h.count > 0)
     .sort((x, y) => x.bucket - y.bucket)
-    .map((h) => ({ turn: h.bucket, calls: h.count }));
+    .map((h) => ({
+      turn: h.bucket,
+      calls: h.count,
+      // The histogram's definition (rollup-histograms.ts); the last bucket holds every longer call.
+      drill: {
+        ...window.drill,
+        ...(query.assistantId ? { assistantId: query.assistantId } : {}),
+        status: 'ended',
+        answered: 'yes',
+        hangupBy: 'callee',
+        turnsMin: String(h.bucket),
+        ...(h.bucket < HANGUP_TURN_CAP ? { turnsMax: String(h.bucket) } : {}),
+      },
+    }));
   const latency = LATENCY_COMPONENTS.map((component) => {
     const buckets = histogram.filter((h) => h.kind === `latency_${component}`);
     return {

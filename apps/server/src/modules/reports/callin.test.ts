@@ -206,17 +206,20 @@ describe('inbound report', () => {
       ['无通话流程', 3, 0],
     ]);
     expect(r.byFlow.reduce((n, row) => n + (row.values.offered ?? 0), 0)).toBe(r.figures.offered.value);
-    expect(r.byFlow[1]).toMatchObject({ key: '', drill: null });
+    expect(r.byFlow[1]?.drill).toMatchObject({ flowId: 'none', direction: 'inbound' });
     expect(r.flowFunnel).toBeNull();
     const flow = await report(`from=2026-11-02&to=2026-11-03&flowId=${flowId}`);
     expect(flow.figures.offered.value).toBe(3);
     expect(flow.figures.abandonedFlow.value).toBe(1);
-    expect(flow.flowFunnel).toEqual([
+    expect(flow.flowFunnel?.map(({ drill: _, ...step }) => step)).toEqual([
       { nodeId: 'start', label: '开始', calls: 3 },
       { nodeId: 'menu', label: '主菜单', calls: 3 },
       { nodeId: 'agent', label: '转小助手', calls: 1 },
       { nodeId: 'billing', label: '账单', calls: 1 },
     ]);
+    // Each step opens the calls that passed it.
+    for (const step of flow.flowFunnel ?? [])
+      expect(await listTotal(step.drill), step.nodeId).toBe(step.calls);
     const line = await report('from=2026-11-02&to=2026-11-03&lineNumber=4002');
     expect(line.figures.offered.value).toBe(2);
     expect(line.figures.overLimit.value).toBe(1);
@@ -318,12 +321,17 @@ describe('call list drill-down filters', () => {
     expect(await listTotal({ ...base, hangupBy: 'assistant' })).toBe(1);
     expect(await listTotal({ ...base, humanGraded: 'yes' })).toBe(0);
     expect(await listTotal({ ...base, waitMin: '5', waitMax: '12' })).toBe(2);
+    expect(await listTotal({ ...base, flowId: 'none', direction: 'inbound' })).toBe(4);
+    expect(await listTotal({ ...base, flowId, flowNodeId: 'billing' })).toBe(1);
+    expect(await listTotal({ ...base, flowNodeId: 'nowhere' })).toBe(0);
+    expect(await listTotal({ ...base, turnsMin: '2', turnsMax: '3' })).toBe(2);
   });
 
   it('refuse values they do not know, naming the field', async () => {
     for (const [query, message] of [
       ['answered=maybe', '是否接通须为 yes 或 no'],
       ['waitMin=9&waitMax=3', '最长等待时长不能小于最短等待时长'],
+      ['turnsMin=4&turnsMax=1', '最多对话轮次不能小于最少对话轮次'],
       ['lineNumber=abc', '线路号码只能包含数字'],
     ]) {
       const res = await t.app.inject({ url: `/api/project/${a.projectId}/calls?${query}`, headers: owner });

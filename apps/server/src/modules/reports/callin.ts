@@ -10,7 +10,7 @@ import {
 import { and, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { callFlows, callStatsHourly, calls } from '../../db/schema';
-import { rowsOf } from '../calls/calls.service';
+import { NO_FLOW_FILTER, rowsOf } from '../calls/calls.service';
 import {
   bucketOf,
   bucketStarts,
@@ -257,8 +257,12 @@ export async function callinReport(
     .sort((a, b) => Number(a[0] === NO_FLOW) - Number(b[0] === NO_FLOW))
     .map(([flowId, t]) =>
       flowId === NO_FLOW
-        ? // The call list has no "answered by no flow" filter yet: the row says so by having no link.
-          { key: NO_FLOW, label: '无通话流程', values: rowValues(t), drill: null }
+        ? {
+            key: NO_FLOW,
+            label: '无通话流程',
+            values: rowValues(t),
+            drill: { ...drillNow, flowId: NO_FLOW_FILTER },
+          }
         : {
             key: flowId,
             label: flowNames.get(flowId) ?? '已删除的流程',
@@ -275,7 +279,12 @@ export async function callinReport(
     heatmap,
     byNumber: numberRows,
     byFlow: flowRows,
-    flowFunnel: query.flowId ? await flowFunnel(db, projectId, query.flowId, range, query.lineNumber) : null,
+    flowFunnel: query.flowId
+      ? (await flowFunnel(db, projectId, query.flowId, range, query.lineNumber)).map((step) => ({
+          ...step,
+          drill: { ...drillNow, flowNodeId: step.nodeId },
+        }))
+      : null,
   };
 }
 
@@ -314,7 +323,7 @@ async function flowFunnel(
   flowId: string,
   range: ReportRange,
   lineNumber: string | undefined,
-): Promise<NonNullable<CallinReport['flowFunnel']>> {
+): Promise<Omit<NonNullable<CallinReport['flowFunnel']>[number], 'drill'>[]> {
   const result = await db.execute(sql`
     with steps as (
       select c.id as call_id, step.value->>'nodeId' as node_id, step.value->>'nodeName' as node_name,

@@ -43,6 +43,9 @@ export const DRILL_FILTER_KEYS = [
   'humanGraded',
   'waitMin',
   'waitMax',
+  'flowNodeId',
+  'turnsMin',
+  'turnsMax',
 ] as const;
 export type DrillFilterKey = (typeof DRILL_FILTER_KEYS)[number];
 export type DrillFilters = Partial<Record<DrillFilterKey, string>>;
@@ -59,7 +62,13 @@ export function drillFilterLabel(key: DrillFilterKey, value: string): string {
     case 'taskId':
       return '指定任务';
     case 'flowId':
-      return '指定流程';
+      return value === 'none' ? '无通话流程' : '指定流程';
+    case 'flowNodeId':
+      return '经过指定流程节点';
+    case 'turnsMin':
+      return `对话轮次 ≥ ${value}`;
+    case 'turnsMax':
+      return `对话轮次 ≤ ${value}`;
     case 'assistantVersion':
       return `小助手版本：v${value}`;
     case 'lineNumber':
@@ -95,6 +104,8 @@ function validDrillValue(key: DrillFilterKey, value: string): boolean {
       return value in YES_NO;
     case 'waitMin':
     case 'waitMax':
+    case 'turnsMin':
+    case 'turnsMax':
     case 'assistantVersion':
       return wholeSeconds(value) !== undefined;
     case 'lineNumber':

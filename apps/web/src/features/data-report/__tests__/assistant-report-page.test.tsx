@@ -66,6 +66,16 @@ describe('小助手统计', () => {
       from: '2026-11-17T16:00:00.000Z',
       to: '2026-11-18T15:59:59.999Z',
     });
+
+    // A funnel step: the calls the caller hung up after that many turns.
+    await act(() => router.navigate(-1));
+    clickChartItem(await screen.findByRole('img', { name: '挂断漏斗图' }), 0, 1);
+    await waitFor(() => expect(router.state.location.pathname).toBe('/call-record/list'));
+    expect(Object.fromEntries(new URLSearchParams(router.state.location.search))).toMatchObject({
+      hangupBy: 'callee',
+      turnsMin: '2',
+      turnsMax: '2',
+    });
   });
 
   it('says what to do before any assistant has called', async () => {

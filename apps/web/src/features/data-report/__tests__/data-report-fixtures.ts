@@ -168,8 +168,8 @@ export function makeAssistantReport(): AssistantReport {
       points: [{ at: '2026-11-17T16:00:00.000Z', values: { calls: 40, answered: 20 } }],
     },
     hangupFunnel: [
-      { turn: 1, calls: 8 },
-      { turn: 2, calls: 4 },
+      { turn: 1, calls: 8, drill: { answered: 'yes', hangupBy: 'callee', turnsMin: '1', turnsMax: '1' } },
+      { turn: 2, calls: 4, drill: { answered: 'yes', hangupBy: 'callee', turnsMin: '2', turnsMax: '2' } },
     ],
     latency: [{ component: 'brain', p50Ms: 420, p95Ms: 1300, samples: 80 }],
     grading: [

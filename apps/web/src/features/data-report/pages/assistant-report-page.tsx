@@ -186,7 +186,12 @@ function AssistantReportBody({ report }: { report: AssistantReport }) {
       </ReportSection>
       <ReportSection title="挂断漏斗（接通后对方在第几轮挂断）">
         {report.hangupFunnel.length > 0 ? (
-          <DrillChart option={hangupOption} label="挂断漏斗图" height={320} />
+          <DrillChart
+            option={hangupOption}
+            label="挂断漏斗图"
+            height={320}
+            drill={({ dataIndex }) => report.hangupFunnel[dataIndex]?.drill ?? null}
+          />
         ) : (
           <ReportEmpty text="所选时间段内没有对方挂断的接通通话。" />
         )}

@@ -182,7 +182,12 @@ function CallinReportBody({ report, flowChosen }: { report: CallinReport; flowCh
           </ReportSection>
           <ReportSection title="按流程">
             {flowChosen && funnel && report.flowFunnel && report.flowFunnel.length > 0 ? (
-              <DrillChart option={funnel} label="流程漏斗图" height={300} />
+              <DrillChart
+                option={funnel}
+                label="流程漏斗图"
+                height={300}
+                drill={({ dataIndex }) => report.flowFunnel?.[dataIndex]?.drill ?? null}
+              />
             ) : (
               <p className="mb-2 text-sm text-gray-500">
                 在上方选择一个呼入流程，可查看来电在各节点的流失漏斗。
