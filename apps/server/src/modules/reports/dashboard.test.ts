@@ -158,7 +158,11 @@ describe('home dashboard (首页)', () => {
       transferred: 1,
       talkMinutes: 3,
       abShare: 0.5,
-      drill: { from: cn('2026-11-24 00:00:00').toISOString(), to: cn('2026-11-24 10:30:00').toISOString() },
+      drill: {
+        from: cn('2026-11-24 00:00:00').toISOString(),
+        to: cn('2026-11-24 10:30:00').toISOString(),
+        status: 'ended',
+      },
     });
     // 11-18 … today: today's 4 and yesterday's 4.
     expect(data.last7Days.calls).toBe(8);
@@ -171,6 +175,7 @@ describe('home dashboard (首页)', () => {
     expect(data.yesterdaySameTime.drill).toEqual({
       from: cn('2026-11-23 00:00:00').toISOString(),
       to: new Date(cn('2026-11-23 10:30:00').getTime() - 1).toISOString(),
+      status: 'ended',
     });
     // Yesterday's 2 and 11-17 10:00, over 7 days; no list reproduces an average.
     expect(data.weekAverageSameTime).toMatchObject({ calls: 0.4, answered: 0.3, drill: null });
@@ -190,7 +195,25 @@ describe('home dashboard (首页)', () => {
     expect(data.trend.days[13]?.drill).toEqual({
       from: cn('2026-11-24 00:00:00').toISOString(),
       to: new Date(cn('2026-11-25 00:00:00').getTime() - 1).toISOString(),
+      status: 'ended',
     });
+  });
+
+  it('drills every count to the list that shows the same calls', async () => {
+    const { data } = await get();
+    const total = async (drill: Record<string, string> | null) => {
+      const res = await t.app.inject({
+        url: `/api/project/${a.projectId}/calls?${new URLSearchParams(drill ?? {})}`,
+        headers: owner,
+      });
+      return res.json().data.total as number;
+    };
+    for (const key of ['today', 'yesterdaySameTime', 'last7Days'] as const)
+      expect(await total(data[key].drill), key).toBe(data[key].calls);
+    for (const point of [...data.trend.today, ...data.trend.yesterday, ...data.trend.days].filter(
+      (p) => p.calls,
+    ))
+      expect(await total(point.drill), point.at).toBe(point.calls);
   });
 
   it('shows running tasks with progress and when they should finish, windows included', async () => {

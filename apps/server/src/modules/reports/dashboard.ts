@@ -65,6 +65,12 @@ function figuresOf(t: Totals, drill: ReportDrill | null, divideBy = 1): Dashboar
   };
 }
 
+/** The calls a rollup figure counts: ended ones, started in [start, end). */
+const endedIn = (start: number, end: number): ReportDrill => ({
+  ...drillRange(new Date(start), new Date(end)),
+  status: 'ended',
+});
+
 /** China wall clock of an instant, as a person reads it: 11-24 09:30. */
 const chinaClock = (at: number) =>
   new Date(at + CHINA_OFFSET_MS).toISOString().slice(5, 16).replace('T', ' ');
@@ -262,7 +268,7 @@ export async function dashboard(
     at: new Date(at).toISOString(),
     calls: t?.calls ?? 0,
     answered: t?.answered ?? 0,
-    drill: drillRange(new Date(at), new Date(end)),
+    drill: endedIn(at, end),
   });
   const hoursOf = (dayStart: number, untilHour: number) => {
     const out: DashboardTrendPoint[] = [];
@@ -414,13 +420,10 @@ export async function dashboard(
 
   return {
     at: new Date(now).toISOString(),
-    today: figuresOf(today, drillRange(new Date(todayStart), new Date(now + 1))),
-    yesterdaySameTime: figuresOf(
-      yesterdaySame,
-      drillRange(new Date(todayStart - DAY_MS), new Date(now - DAY_MS)),
-    ),
+    today: figuresOf(today, endedIn(todayStart, now + 1)),
+    yesterdaySameTime: figuresOf(yesterdaySame, endedIn(todayStart - DAY_MS, now - DAY_MS)),
     weekAverageSameTime: figuresOf(weekSame, null, 7),
-    last7Days: figuresOf(last7, drillRange(new Date(sevenDaysAgo), new Date(now + 1))),
+    last7Days: figuresOf(last7, endedIn(sevenDaysAgo, now + 1)),
     trend: {
       today: hoursOf(todayStart, hourStart),
       yesterday: hoursOf(todayStart - DAY_MS, todayStart),
