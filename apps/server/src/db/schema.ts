@@ -560,6 +560,8 @@ export const calls = pgTable(
     index('calls_project_started_idx').on(t.projectId, t.startedAt),
     index('calls_project_reason_started_idx').on(t.projectId, t.endReason, t.startedAt),
     index('calls_project_grade_started_idx').on(t.projectId, t.intentGrade, t.startedAt),
+    // 评级一致性 reads a range's re-graded calls: few rows, found without scanning the range.
+    index('calls_project_regraded_idx').on(t.projectId, t.startedAt).where(sql`${t.humanGrade} is not null`),
     index('calls_task_idx').on(t.taskId),
     // The dialer's per-number daily cap counts a number's calls of today across the project.
     index('calls_project_callee_started_idx').on(t.projectId, t.calleeNumber, t.startedAt),
@@ -1121,6 +1123,22 @@ export const knowledgeStatsHourly = pgTable(
     noAnswer: integer('no_answer').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.hour, t.knowledgeBaseId] })],
+);
+
+/**
+ * 常用分段: how often each segment answered a caller's question, per project-hour and knowledge
+ * base, rewritten with the hour like the other rollups (so the report never joins turns to calls).
+ */
+export const knowledgeSegmentHitsHourly = pgTable(
+  'knowledge_segment_hits_hourly',
+  {
+    projectId: projectRef(),
+    hour: timestamp('hour', { withTimezone: true }).notNull(),
+    knowledgeBaseId: text('knowledge_base_id').notNull(),
+    segmentId: text('segment_id').notNull(),
+    hits: integer('hits').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.hour, t.knowledgeBaseId, t.segmentId] })],
 );
 
 /**

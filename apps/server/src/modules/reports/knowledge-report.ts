@@ -8,12 +8,14 @@ import {
   type ReportFigure,
   type ReportPoint,
 } from '@callpilot/contracts';
-import { and, eq, gte, lt, sql } from 'drizzle-orm';
+import { and, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import {
   calls,
   knowledgeBases,
+  knowledgeDocuments,
   knowledgeGaps,
+  knowledgeSegmentHitsHourly,
   knowledgeSegments,
   knowledgeStatsHourly,
 } from '../../db/schema';
@@ -149,29 +151,54 @@ export async function knowledgeReport(
   };
 }
 
-/** The segments replies used most in the range, as the turns recorded them. */
+/**
+ * The segments that answered most questions in the range, from the segment-hit rollup; their
+ * document and text as they are now (a segment deleted since says so).
+ */
 async function topSegments(db: Database, projectId: string, start: Date, end: Date, baseId?: string) {
-  const result = await db.execute(sql`
-    select s->>'id' as id, s->>'knowledgeBaseId' as base, max(s->>'documentName') as document,
-           max(s->>'content') as content, count(*)::int as hits
-    from call_turns t
-    join calls c on c.id = t.call_id
-    cross join lateral jsonb_array_elements(
-      case when jsonb_typeof(t.segments) = 'array' then t.segments else '[]'::jsonb end
-    ) as s
-    where c.project_id = ${projectId} and c.started_at >= ${start.toISOString()}::timestamptz
-      and c.started_at < ${end.toISOString()}::timestamptz and t.speaker = 'assistant'
-      ${baseId ? sql`and s->>'knowledgeBaseId' = ${baseId}` : sql``}
-    group by 1, 2
-    order by hits desc, id
-    limit 10`);
-  type Row = { id: string; base: string; document: string; content: string; hits: number };
-  return rowsOf<Row>(result).map((r) => ({
-    segmentId: r.id,
-    knowledgeBaseId: r.base,
-    documentName: r.document,
-    content: r.content,
-    hits: Number(r.hits),
+  const top = await db
+    .select({
+      segmentId: knowledgeSegmentHitsHourly.segmentId,
+      knowledgeBaseId: knowledgeSegmentHitsHourly.knowledgeBaseId,
+      hits: sql<number>`sum(${knowledgeSegmentHitsHourly.hits})::int`,
+    })
+    .from(knowledgeSegmentHitsHourly)
+    .where(
+      and(
+        eq(knowledgeSegmentHitsHourly.projectId, projectId),
+        gte(knowledgeSegmentHitsHourly.hour, start),
+        lt(knowledgeSegmentHitsHourly.hour, end),
+        baseId ? eq(knowledgeSegmentHitsHourly.knowledgeBaseId, baseId) : undefined,
+      ),
+    )
+    .groupBy(knowledgeSegmentHitsHourly.segmentId, knowledgeSegmentHitsHourly.knowledgeBaseId)
+    .orderBy(sql`3 desc`, knowledgeSegmentHitsHourly.segmentId)
+    .limit(10);
+  if (top.length === 0) return [];
+  const segments = await db
+    .select({
+      id: knowledgeSegments.id,
+      content: knowledgeSegments.content,
+      documentName: knowledgeDocuments.fileName,
+    })
+    .from(knowledgeSegments)
+    .innerJoin(knowledgeDocuments, eq(knowledgeDocuments.id, knowledgeSegments.documentId))
+    .where(
+      and(
+        eq(knowledgeSegments.projectId, projectId),
+        inArray(
+          knowledgeSegments.id,
+          top.map((t) => t.segmentId),
+        ),
+      ),
+    );
+  const byId = new Map(segments.map((s) => [s.id, s]));
+  return top.map((t) => ({
+    segmentId: t.segmentId,
+    knowledgeBaseId: t.knowledgeBaseId,
+    documentName: byId.get(t.segmentId)?.documentName ?? '（分段已删除）',
+    content: byId.get(t.segmentId)?.content ?? '',
+    hits: Number(t.hits),
   }));
 }
 

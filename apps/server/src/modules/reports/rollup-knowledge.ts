@@ -7,6 +7,7 @@ import {
   calls,
   callTurns,
   knowledgeGaps,
+  knowledgeSegmentHitsHourly,
   knowledgeStatsHourly,
 } from '../../db/schema';
 
@@ -117,6 +118,11 @@ export async function recomputeKnowledgeHour(tx: Database, projectId: string, ho
   await tx
     .delete(knowledgeGaps)
     .where(and(eq(knowledgeGaps.projectId, projectId), eq(knowledgeGaps.hour, start)));
+  await tx
+    .delete(knowledgeSegmentHitsHourly)
+    .where(
+      and(eq(knowledgeSegmentHitsHourly.projectId, projectId), eq(knowledgeSegmentHitsHourly.hour, start)),
+    );
 
   const hourCalls = await tx
     .select({
@@ -175,10 +181,20 @@ export async function recomputeKnowledgeHour(tx: Database, projectId: string, ho
     stats.set(baseId, row);
   };
   const gaps: (typeof knowledgeGaps.$inferInsert)[] = [];
+  // 常用分段: a segment counts once per question it answered (cleared the call's threshold).
+  const segmentHits = new Map<string, { knowledgeBaseId: string; segmentId: string; hits: number }>();
   for (const call of asking) {
     const { baseIds, scoreThreshold } = settingOf(settings, call);
     for (const { turn, segments } of questionsOf(turnsOf.get(call.id) ?? [])) {
       const answered = segments.some((s) => s.score >= scoreThreshold);
+      for (const s of new Map(
+        segments.filter((x) => x.score >= scoreThreshold).map((x) => [x.id, x]),
+      ).values()) {
+        const key = `${s.knowledgeBaseId}\u0000${s.id}`;
+        const row = segmentHits.get(key) ?? { knowledgeBaseId: s.knowledgeBaseId, segmentId: s.id, hits: 0 };
+        row.hits++;
+        segmentHits.set(key, row);
+      }
       // The project's own row: each question once, however many bases were searched for it.
       tally(PROJECT_TOTAL, answered, !answered);
       const bestOverall = bestOf(segments);
@@ -213,4 +229,7 @@ export async function recomputeKnowledgeHour(tx: Database, projectId: string, ho
       .values([...stats].map(([knowledgeBaseId, s]) => ({ projectId, hour: start, knowledgeBaseId, ...s })));
   }
   for (let i = 0; i < gaps.length; i += 500) await tx.insert(knowledgeGaps).values(gaps.slice(i, i + 500));
+  const hitRows = [...segmentHits.values()].map((r) => ({ projectId, hour: start, ...r }));
+  for (let i = 0; i < hitRows.length; i += 500)
+    await tx.insert(knowledgeSegmentHitsHourly).values(hitRows.slice(i, i + 500));
 }

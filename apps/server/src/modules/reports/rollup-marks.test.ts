@@ -9,6 +9,7 @@ import {
   callStatsHistogram,
   callStatsHourly,
   knowledgeGaps,
+  knowledgeSegmentHitsHourly,
   knowledgeStatsHourly,
 } from '../../db/schema';
 import type { NewCallRecord } from '../../engine/call/ports';
@@ -312,6 +313,19 @@ describe('rollups rebuilt after a restart', () => {
           .orderBy(asc(knowledgeStatsHourly.hour), asc(knowledgeStatsHourly.knowledgeBaseId)),
     },
     {
+      name: 'knowledge_segment_hits_hourly',
+      rows: () =>
+        t.db
+          .select()
+          .from(knowledgeSegmentHitsHourly)
+          .where(eq(knowledgeSegmentHitsHourly.projectId, projectId))
+          .orderBy(
+            asc(knowledgeSegmentHitsHourly.hour),
+            asc(knowledgeSegmentHitsHourly.knowledgeBaseId),
+            asc(knowledgeSegmentHitsHourly.segmentId),
+          ),
+    },
+    {
       name: 'knowledge_gaps',
       rows: () =>
         t.db
@@ -336,7 +350,13 @@ describe('rollups rebuilt after a restart', () => {
     }
 
     // The restart: nothing kept, the start-up backfill (RollupWorker.start) marks every hour.
-    for (const table of [callStatsHourly, callStatsHistogram, knowledgeStatsHourly, knowledgeGaps])
+    for (const table of [
+      callStatsHourly,
+      callStatsHistogram,
+      knowledgeStatsHourly,
+      knowledgeSegmentHitsHourly,
+      knowledgeGaps,
+    ])
       await t.db.delete(table).where(eq(table.projectId, projectId));
     await markMissingHours(t.db, projectId);
     // The seven hours the calls above started in (two just before midnight share one).
@@ -355,5 +375,13 @@ describe('rollups rebuilt after a restart', () => {
     await markMissingHours(t.db, projectId);
     expect(await processDirty(t.db)).toBeGreaterThan(0);
     expect(await tables[2]!.rows()).toEqual(built);
+  });
+
+  it('fill in the segment hits (常用分段) of hours an older version rolled up without them', async () => {
+    const built = await tables[3]!.rows();
+    await t.db.delete(knowledgeSegmentHitsHourly).where(eq(knowledgeSegmentHitsHourly.projectId, projectId));
+    await markMissingHours(t.db, projectId);
+    expect(await processDirty(t.db)).toBeGreaterThan(0);
+    expect(await tables[3]!.rows()).toEqual(built);
   });
 });

@@ -1,6 +1,12 @@
 import { and, asc, eq, lte, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { callStatsDirty, callStatsHourly, calls, knowledgeStatsHourly } from '../../db/schema';
+import {
+  callStatsDirty,
+  callStatsHourly,
+  calls,
+  knowledgeSegmentHitsHourly,
+  knowledgeStatsHourly,
+} from '../../db/schema';
 import { recomputeHour } from './rollup';
 import { PROJECT_TOTAL } from './rollup-knowledge';
 
@@ -125,7 +131,8 @@ export async function processDirty(
 /**
  * Marks the hours that have ended calls but no rollup and no mark: an upgrade from a version
  * without reports, or history written around the repository (the demo's). Also the hours whose
- * knowledge rollup predates the project's own row (PROJECT_TOTAL), which the knowledge figures read.
+ * knowledge rollup predates the project's own row (PROJECT_TOTAL), which the knowledge figures read,
+ * or its segment hits.
  */
 export async function markMissingHours(db: Database, projectId?: string): Promise<void> {
   const hour = sql`date_trunc('hour', ${calls.startedAt} at time zone 'UTC') at time zone 'UTC'`;
@@ -147,6 +154,17 @@ export async function markMissingHours(db: Database, projectId?: string): Promis
       and not exists (
         select 1 from ${knowledgeStatsHourly} p
         where p.project_id = k.project_id and p.hour = k.hour and p.knowledge_base_id = ${PROJECT_TOTAL}
+      )
+    on conflict do nothing
+  `);
+  // Hours whose answers predate the segment-hit rollup (常用分段).
+  await db.execute(sql`
+    insert into ${callStatsDirty} (project_id, hour)
+    select distinct k.project_id, k.hour from ${knowledgeStatsHourly} k
+    where k.knowledge_base_id = ${PROJECT_TOTAL} and k.hits > 0
+      ${projectId ? sql`and k.project_id = ${projectId}` : sql``}
+      and not exists (
+        select 1 from ${knowledgeSegmentHitsHourly} s where s.project_id = k.project_id and s.hour = k.hour
       )
     on conflict do nothing
   `);

@@ -5,6 +5,7 @@ import {
   callStatsHourly,
   calls,
   knowledgeGaps,
+  knowledgeSegmentHitsHourly,
   knowledgeStatsHourly,
 } from '../../db/schema';
 import { assistantTalkedSql, lineNumberSql, waitSecondsSql } from '../calls/calls.service';
@@ -97,7 +98,13 @@ export async function recomputeCallStats(tx: RollupTx, projectId: string, hour: 
  * the live rows by construction). The caller runs it in one transaction.
  */
 export async function recomputeHour(tx: RollupTx, projectId: string, hour: Date): Promise<void> {
-  for (const table of [callStatsHourly, callStatsHistogram, knowledgeStatsHourly, knowledgeGaps]) {
+  for (const table of [
+    callStatsHourly,
+    callStatsHistogram,
+    knowledgeStatsHourly,
+    knowledgeSegmentHitsHourly,
+    knowledgeGaps,
+  ]) {
     await tx.delete(table).where(and(eq(table.projectId, projectId), eq(table.hour, hour)));
   }
   await recomputeCallStats(tx, projectId, hour);
