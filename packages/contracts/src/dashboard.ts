@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { reportDrill } from './reports';
-import { taskSummary } from './tasks';
+import { taskCounts, taskSummary } from './tasks';
 
 /**
  * 首页: the day's story. Figures come from the report rollups (ended calls, China time), so they
@@ -30,7 +30,19 @@ export const dashboardTrendPoint = z.object({
 });
 export type DashboardTrendPoint = z.infer<typeof dashboardTrendPoint>;
 
-export const dashboardTask = taskSummary.extend({
+/**
+ * A running task on the home page: its contacts' states (calls counted from the rollups; the task
+ * page has the counts by end reason and grade).
+ */
+export const dashboardTask = taskSummary.omit({ counts: true }).extend({
+  counts: taskCounts.pick({
+    total: true,
+    waiting: true,
+    dialing: true,
+    finished: true,
+    answered: true,
+    calls: true,
+  }),
   /** Calls of this task ringing or talking right now. */
   activeCalls: z.number().int(),
   answerRate: z.number().nullable(),

@@ -97,6 +97,15 @@ beforeAll(async () => {
     // Another project's call today.
     answered(b.projectId, '2026-11-24 09:00:00', 600),
   ]);
+  // A caller number marked as spam: 60 of 100 answered in its baseline (11-01), 5 of 50 on 11-19
+  // in the afternoon (after 10:30: outside every same-time comparison).
+  const marked = (day: string, n: number, answeredCount: number) =>
+    Array.from({ length: n }, (_, i) => {
+      const at = `${day} 15:${String(Math.floor(i / 2)).padStart(2, '0')}:${i % 2 ? '30' : '00'}`;
+      const extra = { callerNumber: '02160880007' };
+      return i < answeredCount ? answered(p, at, 20, extra) : call(p, at, extra);
+    });
+  await t.db.insert(calls).values([...marked('2026-11-01', 100, 60), ...marked('2026-11-19', 50, 5)]);
   await markAllHours(t.db, a.projectId);
   await markAllHours(t.db, b.projectId);
   await processDirty(t.db);
@@ -164,8 +173,8 @@ describe('home dashboard (首页)', () => {
         status: 'ended',
       },
     });
-    // 11-18 … today: today's 4 and yesterday's 4.
-    expect(data.last7Days.calls).toBe(8);
+    // 11-18 … today: today's 4, yesterday's 4 and the marked number's 50 on 11-19.
+    expect(data.last7Days.calls).toBe(58);
   });
 
   it('compares with yesterday and the week before up to the same minute', async () => {
@@ -234,6 +243,7 @@ describe('home dashboard (首页)', () => {
       'task_no_numbers',
       'task_waiting_window',
       'task_paused',
+      'number_warning',
       'number_resting',
     ]);
     expect(data.attention[0]).toMatchObject({
@@ -249,7 +259,12 @@ describe('home dashboard (首页)', () => {
       detail: '11-24 14:00 继续呼叫',
       link: `/call-task/task-detail/${runningTask}`,
     });
-    expect(data.attention[4]).toMatchObject({ title: '外显号码 02160880009 休息中', link: '/ivr/numbers' });
+    expect(data.attention[4]).toMatchObject({
+      level: 'warning',
+      title: '外显号码 02160880007 接通率骤降',
+      detail: '近 7 天接通率 10%，此前 28 天 60%，可能已被标记，建议休息',
+    });
+    expect(data.attention[5]).toMatchObject({ title: '外显号码 02160880009 休息中', link: '/ivr/numbers' });
   });
 
   it('shows balance, concurrency limits and the calls up now; an empty balance comes first', async () => {

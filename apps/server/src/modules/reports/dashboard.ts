@@ -15,7 +15,7 @@ import { usableCallerNumbers } from '../numbers/numbers.service';
 import { getLimits } from '../projects/projects.service';
 import { AVERAGE_CALL_SECONDS, countsOf, finishAfterWindowSeconds, toSummary } from '../tasks/tasks.service';
 import { trunkStatusOf } from '../trunks/trunks.service';
-import { numberHealthReport } from './numbers-report';
+import { numberWarnings } from './numbers-report';
 import { HOUR_MS } from './rollup';
 import { CHINA_OFFSET_MS, chinaDay, chinaDayStart, DAY_MS, drillRange } from './rollup-range';
 
@@ -167,24 +167,40 @@ async function liveCalls(db: Database, projectId: string) {
   return { outbound, inbound, byTask };
 }
 
-/** Seconds a task's line spends per call so far, from its rollups; the default before any call. */
-async function secondsPerCall(db: Database, projectId: string, taskIds: string[]) {
-  if (taskIds.length === 0) return new Map<string, number>();
+/** The recent pace an expected finish is computed from. */
+const PACE_DAYS = 7;
+
+/**
+ * Each task's calls (all time) and the seconds its line spent per call over the last 7 days, from
+ * the rollups: the recent pace, not a big task's months of calls.
+ */
+async function taskCalls(db: Database, projectId: string, taskIds: string[], now: number) {
+  if (taskIds.length === 0) return { calls: new Map<string, number>(), pace: new Map<string, number>() };
+  const recent = new Date(now - PACE_DAYS * DAY_MS);
+  const recentOnly = (column: SQL) =>
+    sql<number>`coalesce(sum(${column}) filter (where ${callStatsHourly.hour} >= ${recent.toISOString()}::timestamptz), 0)::int`;
   const rows = await db
     .select({
       taskId: callStatsHourly.taskId,
       calls: sql<number>`sum(${callStatsHourly.calls})::int`,
-      answered: sql<number>`sum(${callStatsHourly.answered})::int`,
-      seconds: sql<number>`sum(${callStatsHourly.talkSecondsSum} + ${callStatsHourly.waitSecondsSum})::int`,
+      recentCalls: recentOnly(sql`${callStatsHourly.calls}`),
+      recentAnswered: recentOnly(sql`${callStatsHourly.answered}`),
+      recentSeconds: recentOnly(sql`${callStatsHourly.talkSecondsSum} + ${callStatsHourly.waitSecondsSum}`),
     })
     .from(callStatsHourly)
     .where(and(eq(callStatsHourly.projectId, projectId), inArray(callStatsHourly.taskId, taskIds)))
     .groupBy(callStatsHourly.taskId);
-  return new Map(
-    rows
-      .filter((r) => r.calls > 0)
-      .map((r) => [r.taskId, (r.seconds + (r.calls - r.answered) * UNANSWERED_RING_SECONDS) / r.calls]),
-  );
+  return {
+    calls: new Map(rows.map((r) => [r.taskId, r.calls])),
+    pace: new Map(
+      rows
+        .filter((r) => r.recentCalls > 0)
+        .map((r) => [
+          r.taskId,
+          (r.recentSeconds + (r.recentCalls - r.recentAnswered) * UNANSWERED_RING_SECONDS) / r.recentCalls,
+        ]),
+    ),
+  };
 }
 
 export interface DashboardDeps {
@@ -281,15 +297,17 @@ export async function dashboard(
 
   // --- tasks -----------------------------------------------------------------------------------
   const running = open.filter((t) => t.state === 'running').slice(0, MAX_RUNNING_TASKS);
-  const [counts, pace, usable] = await Promise.all([
+  const [counts, { calls: callCounts, pace }, usable] = await Promise.all([
     countsOf(
       db,
       running.map((t) => t.id),
+      { contactsOnly: true },
     ),
-    secondsPerCall(
+    taskCalls(
       db,
       projectId,
       running.map((t) => t.id),
+      now,
     ),
     usableCallerNumbers(db, [projectId]),
   ]);
@@ -311,8 +329,17 @@ export async function dashboard(
       (remaining * (pace.get(row.id) ?? AVERAGE_CALL_SECONDS)) / settings.concurrency,
     );
     const finish = remaining > 0 ? finishAfterWindowSeconds(settings, now, seconds) : null;
+    const { counts: _, ...summary } = toSummary(row, c, now);
     return {
-      ...toSummary(row, c, now),
+      ...summary,
+      counts: {
+        total: c.total,
+        waiting: c.waiting,
+        dialing: c.dialing,
+        finished: c.finished,
+        answered: c.answered,
+        calls: callCounts.get(row.id) ?? 0,
+      },
       activeCalls: live.byTask.get(row.id) ?? 0,
       answerRate: c.finished ? c.answered / c.finished : null,
       expectedFinishAt: finish === null ? null : new Date(finish).toISOString(),
@@ -392,19 +419,15 @@ export async function dashboard(
       })),
   );
   const resting = new Set(numbers.map((n) => n.number));
-  const health = await numberHealthReport(db, projectId, {
-    from: chinaDay(new Date(sevenDaysAgo)),
-    to: todayKey,
-    granularity: 'day',
-  });
+  const warned = await numberWarnings(db, projectId, new Date(sevenDaysAgo), new Date(hourStart + HOUR_MS));
   push(
-    health.rows
-      .filter((r) => r.warning && !resting.has(r.number))
+    warned
+      .filter((r) => !resting.has(r.number))
       .map((r) => ({
         kind: 'number_warning' as const,
         level: 'warning' as const,
         title: `外显号码 ${r.number} 接通率骤降`,
-        detail: `近 7 天接通率 ${percent(r.answerRate)}，此前 28 天 ${percent(r.baselineAnswerRate ?? 0)}，可能已被标记，建议休息`,
+        detail: `近 7 天接通率 ${percent(r.answerRate)}，此前 28 天 ${percent(r.baselineAnswerRate)}，可能已被标记，建议休息`,
         link: '/data-report/assistant',
       })),
   );

@@ -26,6 +26,46 @@ export function numberWarning(
 }
 
 /**
+ * The caller numbers whose answer rate in [start, end) fell sharply against the 28 days before:
+ * one aggregate per number (the home page's warning list, which needs no trend).
+ */
+export async function numberWarnings(db: Database, projectId: string, start: Date, end: Date) {
+  const baselineStart = new Date(start.getTime() - BASELINE_DAYS * DAY);
+  const inRange = sql`${callStatsHourly.hour} >= ${start.toISOString()}::timestamptz`;
+  const rows = await db
+    .select({
+      number: callStatsHourly.lineNumber,
+      calls: sql<number>`coalesce(sum(${callStatsHourly.calls}) filter (where ${inRange}), 0)::int`,
+      answered: sql<number>`coalesce(sum(${callStatsHourly.answered}) filter (where ${inRange}), 0)::int`,
+      baselineCalls: sql<number>`coalesce(sum(${callStatsHourly.calls}) filter (where not ${inRange}), 0)::int`,
+      baselineAnswered: sql<number>`coalesce(sum(${callStatsHourly.answered}) filter (where not ${inRange}), 0)::int`,
+    })
+    .from(callStatsHourly)
+    .where(
+      and(
+        eq(callStatsHourly.projectId, projectId),
+        eq(callStatsHourly.direction, 'outbound'),
+        ne(callStatsHourly.lineNumber, ''),
+        gte(callStatsHourly.hour, baselineStart),
+        lt(callStatsHourly.hour, end),
+      ),
+    )
+    .groupBy(callStatsHourly.lineNumber);
+  return rows
+    .filter((r) =>
+      numberWarning(
+        { calls: r.calls, answered: r.answered },
+        { calls: r.baselineCalls, answered: r.baselineAnswered },
+      ),
+    )
+    .map((r) => ({
+      number: r.number,
+      answerRate: r.answered / r.calls,
+      baselineAnswerRate: r.baselineAnswered / r.baselineCalls,
+    }));
+}
+
+/**
  * 外显号码健康度: per caller number of the project's outbound calls, from the hourly rollups, with
  * a daily trend and the number's answer rate over the 28 days before the range.
  */

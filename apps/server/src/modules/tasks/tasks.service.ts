@@ -71,26 +71,40 @@ const emptyCounts = (): TaskCounts => ({
   byGrade: {},
 });
 
-/** Contact and call counts of several tasks in three grouped queries. */
-export async function countsOf(db: Database, taskIds: string[]): Promise<Map<string, TaskCounts>> {
+/**
+ * Contact and call counts of several tasks in three grouped queries; `contactsOnly` skips the two
+ * over the tasks' calls (a big task's calls are many: the home page reads its calls from rollups).
+ */
+export async function countsOf(
+  db: Database,
+  taskIds: string[],
+  { contactsOnly = false } = {},
+): Promise<Map<string, TaskCounts>> {
   const result = new Map<string, TaskCounts>(taskIds.map((id) => [id, emptyCounts()]));
   if (taskIds.length === 0) return result;
+  const none = Promise.resolve(
+    [] as { taskId: string | null; reason?: string | null; grade?: string | null; n: number }[],
+  );
   const [byStatus, byReason, byGrade] = await Promise.all([
     db
       .select({ taskId: taskContacts.taskId, status: taskContacts.status, n: count() })
       .from(taskContacts)
       .where(inArray(taskContacts.taskId, taskIds))
       .groupBy(taskContacts.taskId, taskContacts.status),
-    db
-      .select({ taskId: calls.taskId, reason: calls.endReason, n: count() })
-      .from(calls)
-      .where(inArray(calls.taskId, taskIds))
-      .groupBy(calls.taskId, calls.endReason),
-    db
-      .select({ taskId: calls.taskId, grade: calls.intentGrade, n: count() })
-      .from(calls)
-      .where(and(inArray(calls.taskId, taskIds), sql`${calls.intentGrade} is not null`))
-      .groupBy(calls.taskId, calls.intentGrade),
+    contactsOnly
+      ? none
+      : db
+          .select({ taskId: calls.taskId, reason: calls.endReason, n: count() })
+          .from(calls)
+          .where(inArray(calls.taskId, taskIds))
+          .groupBy(calls.taskId, calls.endReason),
+    contactsOnly
+      ? none
+      : db
+          .select({ taskId: calls.taskId, grade: calls.intentGrade, n: count() })
+          .from(calls)
+          .where(and(inArray(calls.taskId, taskIds), sql`${calls.intentGrade} is not null`))
+          .groupBy(calls.taskId, calls.intentGrade),
   ]);
   for (const r of byStatus) {
     const c = result.get(r.taskId)!;
