@@ -14,6 +14,7 @@ export * from './oem';
 export * from './opendock';
 export * from './projects';
 export * from './reports';
+export * from './sms';
 export * from './speech';
 export * from './tasks';
 export * from './trunks';
