@@ -1177,3 +1177,211 @@ export const callStatsDirty = pgTable(
   },
   (t) => [primaryKey({ columns: [t.projectId, t.hour] })],
 );
+
+// ---------------------------------------------------------------------------------------------
+// 短信管理 (SMS)
+// ---------------------------------------------------------------------------------------------
+
+const smsReviewStatuses = ['draft', 'reviewing', 'approved', 'rejected', 'withdrawn'] as const;
+
+/**
+ * A project's SMS provider: the development outbox (the default, no network), Aliyun or Tencent
+ * Cloud. Credentials are encrypted with the app secret (lib/secret-box.ts) and never leave the server.
+ */
+export const smsSettings = pgTable('sms_settings', {
+  projectId: text('project_id')
+    .primaryKey()
+    .references(() => projects.id, { onDelete: 'cascade' }),
+  provider: text('provider', { enum: ['outbox', 'aliyun', 'tencent'] })
+    .notNull()
+    .default('outbox'),
+  credentialsEncrypted: text('credentials_encrypted').notNull().default(''),
+  /** Non-secret provider settings (region, SmsSdkAppId, endpoint) as the console shows them. */
+  providerSettings: jsonb('provider_settings').notNull().default({}),
+  /** SMS to one number per China day across the project (0: no cap). */
+  dailyCapPerNumber: integer('daily_cap_per_number').notNull().default(5),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/** 签名: shown as 【name】 at the head of every SMS. */
+export const smsSignatures = pgTable(
+  'sms_signatures',
+  {
+    id: text('id').primaryKey(),
+    projectId: projectRef(),
+    name: text('name').notNull(),
+    source: text('source', {
+      enum: ['enterprise', 'app', 'website', 'official_account', 'mini_program', 'trademark'],
+    }).notNull(),
+    remark: text('remark').notNull().default(''),
+    /** The proof file (营业执照, App 截图 …) kept under DATA_DIR; its name as uploaded. */
+    proofPath: text('proof_path'),
+    proofName: text('proof_name'),
+    status: text('status', { enum: smsReviewStatuses }).notNull().default('draft'),
+    rejectReason: text('reject_reason'),
+    /** The provider it was submitted to, and its reference there. */
+    provider: text('provider'),
+    providerRef: text('provider_ref'),
+    submittedAt: timestamp('submitted_at', { withTimezone: true }),
+    reviewedAt: timestamp('reviewed_at', { withTimezone: true }),
+    createdBy: text('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('sms_signatures_project_name_idx').on(t.projectId, t.name)],
+);
+
+/** 模板: typed, with ${name} variables, reviewed before use. */
+export const smsTemplates = pgTable(
+  'sms_templates',
+  {
+    id: text('id').primaryKey(),
+    projectId: projectRef(),
+    name: text('name').notNull(),
+    type: text('type', { enum: ['verification', 'notification', 'marketing'] }).notNull(),
+    content: text('content').notNull(),
+    /** The ${name} variables in order of first appearance. */
+    variables: text('variables').array().notNull().default([]),
+    remark: text('remark').notNull().default(''),
+    status: text('status', { enum: smsReviewStatuses }).notNull().default('draft'),
+    rejectReason: text('reject_reason'),
+    provider: text('provider'),
+    /** The provider's template code (Aliyun SMS_…, Tencent TemplateId) once submitted. */
+    providerRef: text('provider_ref'),
+    submittedAt: timestamp('submitted_at', { withTimezone: true }),
+    reviewedAt: timestamp('reviewed_at', { withTimezone: true }),
+    createdBy: text('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [index('sms_templates_project_idx').on(t.projectId, t.createdAt)],
+);
+
+/** A batch send (批量发送) from an uploaded list, with its rejected rows kept for download. */
+export const smsBatches = pgTable(
+  'sms_batches',
+  {
+    id: text('id').primaryKey(),
+    projectId: projectRef(),
+    signatureId: text('signature_id').notNull(),
+    templateId: text('template_id').notNull(),
+    fileName: text('file_name').notNull().default(''),
+    total: integer('total').notNull().default(0),
+    accepted: integer('accepted').notNull().default(0),
+    rejected: integer('rejected').notNull().default(0),
+    /** Each rejected row: its row number, phone as given and the reason, in Chinese. */
+    rejects: jsonb('rejects').notNull().default([]),
+    createdBy: text('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+  },
+  (t) => [index('sms_batches_project_idx').on(t.projectId, t.createdAt)],
+);
+
+/** 跟进规则: after a call of an assistant or a task, send a template with the call's variables. */
+export const smsFollowUpRules = pgTable(
+  'sms_follow_up_rules',
+  {
+    id: text('id').primaryKey(),
+    projectId: projectRef(),
+    ownerType: text('owner_type', { enum: ['assistant', 'task'] }).notNull(),
+    ownerId: text('owner_id').notNull(),
+    /** 'grade': the call's grade is in `grades`; 'requested': the assistant asked to send (send_sms). */
+    trigger: text('trigger', { enum: ['grade', 'requested'] }).notNull(),
+    grades: text('grades').array().notNull().default([]),
+    signatureId: text('signature_id').notNull(),
+    templateId: text('template_id').notNull(),
+    /** Template variable → where its value comes from (a call variable, the contact's name …). */
+    variableMap: jsonb('variable_map').notNull().default({}),
+    enabled: boolean('enabled').notNull().default(true),
+    createdAt: createdAt(),
+  },
+  (t) => [index('sms_follow_up_rules_owner_idx').on(t.projectId, t.ownerType, t.ownerId)],
+);
+
+/**
+ * Every SMS is a record: recipient, signature and template as they were, the rendered text and its
+ * billed parts, the provider's id, and the status timeline (已提交 → 运营商已接收 → 成功 / 失败).
+ */
+export const smsMessages = pgTable(
+  'sms_messages',
+  {
+    id: text('id').primaryKey(),
+    projectId: projectRef(),
+    phone: text('phone').notNull(),
+    signatureId: text('signature_id'),
+    signatureName: text('signature_name').notNull(),
+    templateId: text('template_id'),
+    templateName: text('template_name').notNull(),
+    templateType: text('template_type', { enum: ['verification', 'notification', 'marketing'] }).notNull(),
+    variables: jsonb('variables').notNull().default({}),
+    content: text('content').notNull(),
+    parts: integer('parts').notNull().default(1),
+    provider: text('provider', { enum: ['outbox', 'aliyun', 'tencent'] }).notNull(),
+    providerMessageId: text('provider_message_id'),
+    /**
+     * queued (待发送), waiting (推广: outside 08:00–20:00, sends at send_after), submitted (已提交),
+     * accepted (运营商已接收), delivered (成功), failed (失败), blocked (未发送: do-not-disturb,
+     * daily cap, opted out).
+     */
+    status: text('status', {
+      enum: ['queued', 'waiting', 'submitted', 'accepted', 'delivered', 'failed', 'blocked'],
+    })
+      .notNull()
+      .default('queued'),
+    errorCode: text('error_code'),
+    errorMessage: text('error_message'),
+    /** [{ status, at, detail }] in order. */
+    timeline: jsonb('timeline').notNull().default([]),
+    attempts: integer('attempts').notNull().default(0),
+    sendAfter: timestamp('send_after', { withTimezone: true }).notNull().defaultNow(),
+    /** Lease of the sending worker (claimed with SKIP LOCKED). */
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    source: text('source', { enum: ['single', 'batch', 'follow_up', 'assistant', 'api'] }).notNull(),
+    callId: text('call_id'),
+    taskId: text('task_id'),
+    batchId: text('batch_id'),
+    ruleId: text('rule_id'),
+    createdBy: text('created_by').references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    submittedAt: timestamp('submitted_at', { withTimezone: true }),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+  },
+  (t) => [
+    index('sms_messages_project_created_idx').on(t.projectId, t.createdAt, t.id),
+    index('sms_messages_project_phone_idx').on(t.projectId, t.phone, t.createdAt),
+    index('sms_messages_provider_id_idx').on(t.provider, t.providerMessageId),
+    index('sms_messages_due_idx')
+      .on(t.sendAfter)
+      .where(sql`${t.status} in ('queued', 'waiting')`),
+    index('sms_messages_call_idx').on(t.callId),
+  ],
+);
+
+/** 免打扰: numbers that replied T/TD/退订/R or were added by hand; no SMS goes to them. */
+export const smsOptOuts = pgTable(
+  'sms_opt_outs',
+  {
+    projectId: projectRef(),
+    phone: text('phone').notNull(),
+    source: text('source', { enum: ['reply', 'manual', 'api'] }).notNull(),
+    /** The reply that opted out, as received. */
+    reply: text('reply').notNull().default(''),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.projectId, t.phone] })],
+);
+
+/** Texts recipients sent back (上行). */
+export const smsReplies = pgTable(
+  'sms_replies',
+  {
+    id: text('id').primaryKey(),
+    projectId: projectRef(),
+    phone: text('phone').notNull(),
+    content: text('content').notNull(),
+    provider: text('provider').notNull(),
+    receivedAt: timestamp('received_at', { withTimezone: true }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('sms_replies_project_idx').on(t.projectId, t.receivedAt)],
+);
