@@ -56,3 +56,88 @@ export const smsLintIssue = z.object({
   message: z.string(),
 });
 export type SmsLintIssue = z.infer<typeof smsLintIssue>;
+
+/** 签名名称: 2–12 Chinese characters, letters or digits; the product adds the brackets. */
+export const SMS_SIGNATURE_NAME = /^[\u4e00-\u9fa5A-Za-z0-9]{2,12}$/;
+
+export const smsSignatureWriteRequest = z
+  .object({
+    name: z
+      .string({ error: '请输入签名名称' })
+      .trim()
+      .regex(SMS_SIGNATURE_NAME, {
+        error: '签名名称须为 2–12 个中文、英文或数字，不含【】等符号（括号由系统添加）',
+      }),
+    source: smsSignatureSource,
+    remark: z.string().trim().max(200, { error: '申请说明不能超过 200 个字符' }).default(''),
+  })
+  .meta({ id: 'SmsSignatureWriteRequest' });
+export type SmsSignatureWriteRequest = z.infer<typeof smsSignatureWriteRequest>;
+
+const reviewFields = {
+  status: smsReviewStatus,
+  /** Why the reviewer refused it (未通过). */
+  rejectReason: z.string().nullable(),
+  /** The provider it went to for review; null before submission. */
+  provider: z.string().nullable(),
+  submittedAt: z.iso.datetime().nullable(),
+  reviewedAt: z.iso.datetime().nullable(),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+};
+
+export const smsSignature = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    source: smsSignatureSource,
+    remark: z.string(),
+    /** The proof file's name as uploaded; null before one is. */
+    proofName: z.string().nullable(),
+    ...reviewFields,
+  })
+  .meta({ id: 'SmsSignature' });
+export type SmsSignature = z.infer<typeof smsSignature>;
+
+export const smsTemplateWriteRequest = z
+  .object({
+    name: z.string({ error: '请输入模板名称' }).trim().min(1, { error: '请输入模板名称' }).max(30, {
+      error: '模板名称不能超过 30 个字符',
+    }),
+    type: smsTemplateType,
+    content: z
+      .string({ error: '请输入模板内容' })
+      .trim()
+      .min(1, { error: '请输入模板内容' })
+      .max(SMS_TEMPLATE_MAX_LENGTH, { error: `模板内容不能超过 ${SMS_TEMPLATE_MAX_LENGTH} 个字符` }),
+    remark: z.string().trim().max(200, { error: '申请说明不能超过 200 个字符' }).default(''),
+  })
+  .meta({ id: 'SmsTemplateWriteRequest' });
+export type SmsTemplateWriteRequest = z.infer<typeof smsTemplateWriteRequest>;
+
+export const smsTemplate = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    type: smsTemplateType,
+    content: z.string(),
+    /** ${name} variables in order of first appearance. */
+    variables: z.array(z.string()),
+    remark: z.string(),
+    ...reviewFields,
+  })
+  .meta({ id: 'SmsTemplate' });
+export type SmsTemplate = z.infer<typeof smsTemplate>;
+
+export const smsReviewListQuery = z.object({
+  page: z.coerce.number({ error: '页码须为数字' }).int().min(1, { error: '页码至少为 1' }).default(1),
+  pageSize: z.coerce
+    .number({ error: '每页条数须为数字' })
+    .int()
+    .min(1)
+    .max(100, { error: '每页最多 100 条' })
+    .default(20),
+  status: smsReviewStatus.optional(),
+  name: z.string().trim().max(30).optional(),
+});
+export type SmsReviewListQuery = z.infer<typeof smsReviewListQuery>;

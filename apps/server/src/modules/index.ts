@@ -19,6 +19,7 @@ import { opendockRoutes } from './opendock/opendock.routes';
 import { opendockPlatformRoutes } from './opendock/platform/platform.routes';
 import { projectsRoutes } from './projects/projects.routes';
 import { reportsRoutes } from './reports/reports.routes';
+import { smsReviewRoutes } from './sms/sms-review.routes';
 import { speechProvidersRoutes } from './speech-providers/speech-providers.routes';
 import { speechSettingsRoutes } from './speech-settings/speech-settings.routes';
 import { synthesisProvidersRoutes } from './synthesis-providers/synthesis-providers.routes';
@@ -58,5 +59,6 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   opendockPlatformRoutes,
   opendockRoutes,
   webhooksRoutes,
+  smsReviewRoutes,
   reportsRoutes,
 ];
