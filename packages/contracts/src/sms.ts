@@ -62,12 +62,9 @@ export const SMS_SIGNATURE_NAME = /^[\u4e00-\u9fa5A-Za-z0-9]{2,12}$/;
 
 export const smsSignatureWriteRequest = z
   .object({
-    name: z
-      .string({ error: '请输入签名名称' })
-      .trim()
-      .regex(SMS_SIGNATURE_NAME, {
-        error: '签名名称须为 2–12 个中文、英文或数字，不含【】等符号（括号由系统添加）',
-      }),
+    name: z.string({ error: '请输入签名名称' }).trim().regex(SMS_SIGNATURE_NAME, {
+      error: '签名名称须为 2–12 个中文、英文或数字，不含【】等符号（括号由系统添加）',
+    }),
     source: smsSignatureSource,
     remark: z.string().trim().max(200, { error: '申请说明不能超过 200 个字符' }).default(''),
   })

@@ -7,15 +7,27 @@ import {
   OEM_LOGO_MAX_BYTES,
   password as passwordSchema,
   phone as phoneSchema,
+  SMS_TEMPLATE_TYPE_LABELS,
 } from '@callpilot/contracts';
 import { and, asc, desc, eq } from 'drizzle-orm';
 import type { DatabaseHandle } from '../db/client';
 import { openFromEnv } from '../db/open';
-import { memberships, oemConfigs, outbox, projectLimits, projects, sessions, users } from '../db/schema';
+import {
+  memberships,
+  oemConfigs,
+  outbox,
+  projectLimits,
+  projects,
+  sessions,
+  smsSignatures,
+  smsTemplates,
+  users,
+} from '../db/schema';
 import { EnvError, parseEnv } from '../env';
 import { hashPassword } from '../modules/auth/password';
 import { revokedProject, revokedUser, SESSION_REVOKED_CHANNEL } from '../modules/auth/session-cache';
 import { ensureDemo } from '../modules/demo/demo.service';
+import { decideReview, type SmsReviewKind } from '../modules/sms/sms-review.service';
 import { type OutboxEntry, outboxFile } from '../providers';
 
 const HELP = `Usage: npm run admin -- <command> [options]
@@ -39,6 +51,9 @@ Commands:
                            (png, jpeg, gif, webp or svg, at most 200 KB); --off switches it off
   outbox [--to TARGET]     e-mail and SMS kept by the development outbox, newest first
                            (works while the server runs, from DATA_DIR/outbox.jsonl)
+  sms:review [--signature ID | --template ID] [--approve | --reject REASON]
+                           SMS signatures and templates waiting for review (development outbox):
+                           without an id, lists them; with one, approves it or rejects it with a reason
   demo                     create the demo project if its user does not exist yet
 
 Runs on the same DATA_DIR / DATABASE_URL as the server. The embedded database (PGlite) is
@@ -161,7 +176,7 @@ function readOutboxFile(dataDir: string): OutboxEntry[] {
     });
 }
 
-type Flags = { 'no-project'?: boolean; off?: boolean };
+type Flags = { 'no-project'?: boolean; off?: boolean; approve?: boolean };
 
 /**
  * Argument checks that need no database, done before opening it: opening and migrating the
@@ -357,6 +372,42 @@ async function run(
         values.to,
       );
     }
+    case 'sms:review': {
+      const now = Date.now();
+      if (!values.signature && !values.template) {
+        const pending = async (kind: SmsReviewKind) => {
+          const table = kind === 'signature' ? smsSignatures : smsTemplates;
+          const rows = await db
+            .select({ row: table, project: projects.name })
+            .from(table)
+            .innerJoin(projects, eq(projects.id, table.projectId))
+            .where(eq(table.status, 'reviewing'))
+            .orderBy(asc(table.submittedAt));
+          return rows.map(({ row, project }) => {
+            const what =
+              'content' in row
+                ? `${SMS_TEMPLATE_TYPE_LABELS[row.type]}\t${row.content}`
+                : `【${row.name}】\t${row.proofPath ?? '无证明材料'}`;
+            return [kind, row.id, project, row.name, row.submittedAt?.toISOString() ?? '-', what].join('\t');
+          });
+        };
+        const lines = [...(await pending('signature')), ...(await pending('template'))];
+        return lines.length ? lines.join('\n') : 'nothing is waiting for review';
+      }
+      if (values.signature && values.template) throw new UsageError('give either --signature or --template');
+      if (Boolean(flags.approve) === (values.reject !== undefined))
+        throw new UsageError('give either --approve or --reject REASON');
+      const kind: SmsReviewKind = values.signature ? 'signature' : 'template';
+      const id = (values.signature ?? values.template) as string;
+      const row = await decideReview(
+        db,
+        kind,
+        id,
+        flags.approve ? { approve: true } : { approve: false, reason: values.reject ?? '' },
+        now,
+      );
+      return `${kind} "${row.name}" (${row.id}) ${flags.approve ? 'approved' : `rejected: ${row.rejectReason}`}`;
+    }
     case 'demo': {
       const r = await ensureDemo(db, { email: env.demoEmail, password: env.DEMO_PASSWORD });
       if (!r.created) return `demo user ${r.email} already exists`;
@@ -393,6 +444,10 @@ async function main() {
       logo: { type: 'string' },
       off: { type: 'boolean' },
       to: { type: 'string' },
+      signature: { type: 'string' },
+      template: { type: 'string' },
+      approve: { type: 'boolean' },
+      reject: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -402,7 +457,7 @@ async function main() {
     return;
   }
   const env = parseEnv();
-  const { 'no-project': noProject, off, help: _help, ...strings } = values;
+  const { 'no-project': noProject, off, approve, help: _help, ...strings } = values;
   precheck(command, strings);
   let database: DatabaseHandle;
   try {
@@ -424,7 +479,9 @@ async function main() {
   }
   try {
     await database.migrate();
-    process.stdout.write(`${await run(database, command, strings, { 'no-project': noProject, off }, env)}\n`);
+    process.stdout.write(
+      `${await run(database, command, strings, { 'no-project': noProject, off, approve }, env)}\n`,
+    );
   } finally {
     await database.close();
   }

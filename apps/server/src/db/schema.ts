@@ -1350,9 +1350,7 @@ export const smsMessages = pgTable(
     index('sms_messages_project_created_idx').on(t.projectId, t.createdAt, t.id),
     index('sms_messages_project_phone_idx').on(t.projectId, t.phone, t.createdAt),
     index('sms_messages_provider_id_idx').on(t.provider, t.providerMessageId),
-    index('sms_messages_due_idx')
-      .on(t.sendAfter)
-      .where(sql`${t.status} in ('queued', 'waiting')`),
+    index('sms_messages_due_idx').on(t.sendAfter).where(sql`${t.status} in ('queued', 'waiting')`),
     index('sms_messages_call_idx').on(t.callId),
   ],
 );

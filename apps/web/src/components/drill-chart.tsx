@@ -4,7 +4,7 @@ import { type EChartsCoreOption, init, use } from 'echarts/core';
 import { SVGRenderer } from 'echarts/renderers';
 import { useEffect, useRef } from 'react';
 import { useNavigate } from 'react-router';
-import { callListHref } from '@/entities/call/utils/call-paths';
+import { callListHref } from '@/config/paths';
 import { axisPick, type ChartDrill, type ChartPick, itemPick } from './drill-chart-picks';
 
 // Only the pieces the console draws, so the chunk stays small. SVG rather than canvas: the charts

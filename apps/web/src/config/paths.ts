@@ -44,3 +44,9 @@ export const webhookEndpointPath = (endpointId: string) =>
 export function loginHref(returnTo?: string): string {
   return returnTo ? `${paths.login}?redirect=${encodeURIComponent(returnTo)}` : paths.login;
 }
+
+/** The call-record list filtered as a figure's `drill` says: every figure that counts calls links here. */
+export function callListHref(filters: Record<string, string>): string {
+  const query = new URLSearchParams(filters).toString();
+  return query ? `${paths.callRecordList}?${query}` : paths.callRecordList;
+}

@@ -259,6 +259,7 @@ export const smsReviewRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app,
       schema: {
         tags,
         security,
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: SMS templates write their variables as ${name}
         summary: '新建模板（待提交；内容不超过 500 字，变量写作 ${name}）',
         params: projectIdParams,
         body: smsTemplateWriteRequest,

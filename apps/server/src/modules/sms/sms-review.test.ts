@@ -125,6 +125,7 @@ describe('SMS templates (模板)', () => {
     const made = await send('POST', `${base()}/templates`, member, {
       name: '预约提醒',
       type: 'notification',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: SMS templates write their variables as ${name}
       content: '${name}您好，您预约的${service}将于${time}开始，地址：${address}。${name}请准时到达。',
     });
     expect(made.statusCode, made.body).toBe(200);

@@ -16,8 +16,5 @@ export function withBackFlag(url: string | null | undefined): string {
   return `${path}?${params.toString()}`;
 }
 
-/** The call-record list filtered as a figure's `drill` says: every figure that counts calls links here. */
-export function callListHref(filters: Record<string, string>): string {
-  const query = new URLSearchParams(filters).toString();
-  return query ? `${CALL_RECORD_LIST_PATH}?${query}` : CALL_RECORD_LIST_PATH;
-}
+/** Every figure that counts calls links to the list filtered as its `drill` says. */
+export { callListHref } from '@/config/paths';

@@ -1,5 +1,5 @@
 import type { ReportDrill, ReportPoint } from '@callpilot/contracts';
-import type { ChartDrill, ChartPick } from '@/components/drill-chart-picks';
+import type { ChartDrill } from '@/components/drill-chart-picks';
 
 export type { ChartDrill, ChartPick } from '@/components/drill-chart-picks';
 

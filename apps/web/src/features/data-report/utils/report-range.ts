@@ -1,6 +1,5 @@
 import { REPORT_MAX_DAYS, type ReportDrill, reportRangeQuery } from '@callpilot/contracts';
 import dayjs, { type Dayjs } from 'dayjs';
-import { paths } from '@/config/paths';
 import { callListHref } from '@/entities/call/utils/call-paths';
 
 /** China time (UTC+8, no daylight saving): a report's days are China days wherever the browser is. */
