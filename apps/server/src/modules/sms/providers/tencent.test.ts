@@ -74,6 +74,13 @@ describe('Tencent SMS client against the local server', () => {
     expect(server.requests.at(-1)?.error).toBe('AuthFailure.SignatureFailure');
   });
 
+  it('is refused when the body changes after signing: the signature covers the payload', async () => {
+    const tampering: TencentFetch = (url, init) =>
+      fetch(url, { ...init, body: init.body.replace('张三', '李四') });
+    const result = await client({ fetchImpl: tampering }).send(message('13800138000'));
+    expect(result).toMatchObject({ ok: false, code: 'AuthFailure.SignatureFailure' });
+  });
+
   it('is refused with AuthFailure.SignatureExpire when the clock is off by more than 5 minutes', async () => {
     const skewed = new VirtualClock({ startAt: Date.now() - 10 * 60_000 });
     const result = await client({ clock: skewed }).send(message('13800138000'));
@@ -359,6 +366,24 @@ describe('Tencent pushes', () => {
         errorCode: 'MK:0001',
         errorMessage: '空号',
         reportedAt: new Date('2026-01-05T02:00:05Z'),
+      },
+    ]);
+  });
+
+  it("matches a pushed report to the send's SerialNo and our id", async () => {
+    const result = await client().send(message('13800138002'));
+    if (!result.ok) throw new Error('send failed');
+    server.report(result.providerMessageId, 'FAIL', 'MK:0001 空号', Date.parse('2026-01-05T10:00:03+08:00'));
+    const parsed = parseTencentPush('status', server.statusCallbackBody([result.providerMessageId]));
+    expect(parsed.receipts).toEqual([
+      {
+        providerMessageId: result.providerMessageId,
+        phone: '13800138002',
+        outId: 'sms-13800138002',
+        status: 'failed',
+        errorCode: 'MK:0001',
+        errorMessage: 'MK:0001 空号',
+        reportedAt: new Date('2026-01-05T10:00:03+08:00'),
       },
     ]);
   });

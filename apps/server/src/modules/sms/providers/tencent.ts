@@ -141,6 +141,7 @@ function reviewState(statusCode: unknown, reviewReply: unknown): SmsReviewState 
 /** "YYYY-MM-DD HH:mm:ss" in China time (Tencent's callbacks), or unix seconds. */
 function chinaTime(value: unknown): Date | null {
   if (typeof value === 'number' && Number.isFinite(value)) return new Date(value * 1000);
+  if (typeof value === 'string' && /^\d{9,11}$/.test(value.trim())) return new Date(Number(value) * 1000);
   const match = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})$/.exec(text(value).trim());
   if (!match) return null;
   const date = new Date(`${match[1]}-${match[2]}-${match[3]}T${match[4]}:${match[5]}:${match[6]}+08:00`);

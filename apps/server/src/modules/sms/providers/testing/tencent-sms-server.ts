@@ -131,6 +131,31 @@ export class TencentSmsServer {
     message.report = { status, description, receivedAt };
   }
 
+  /**
+   * The body Tencent's 短信下发状态回调 would POST for these reported messages: a JSON array, times in
+   * China time as "YYYY-MM-DD HH:mm:ss", SessionContext echoed as `ext`.
+   */
+  statusCallbackBody(serialNos: string[]): string {
+    const chinaTime = (ms: number) =>
+      new Date(ms + 8 * 3_600_000).toISOString().slice(0, 19).replace('T', ' ');
+    return JSON.stringify(
+      serialNos.map((serialNo) => {
+        const m = this.sent.find((x) => x.serialNo === serialNo);
+        if (!m?.report) throw new Error(`no report for ${serialNo}`);
+        return {
+          user_receive_time: chinaTime(m.report.receivedAt),
+          nationcode: '86',
+          mobile: m.phone,
+          report_status: m.report.status,
+          errmsg: m.report.status === 'SUCCESS' ? 'DELIVRD' : m.report.description.split(' ')[0],
+          description: m.report.description,
+          sid: m.serialNo,
+          ...(m.sessionContext ? { ext: m.sessionContext } : {}),
+        };
+      }),
+    );
+  }
+
   review(kind: 'sign' | 'template', id: number, statusCode: number, reviewReply = '') {
     const entry = (kind === 'sign' ? this.signs : this.templates).get(id);
     if (!entry) throw new Error(`no ${kind} ${id}`);
