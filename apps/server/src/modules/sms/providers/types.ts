@@ -18,6 +18,8 @@ export interface TencentCredentials {
   /** SmsSdkAppId of the SMS application. */
   sdkAppId: string;
   region: string;
+  /** 资质 ID of the account's approved 实名资质: AddSmsSign wants it for mainland signatures. */
+  qualificationId?: string;
 }
 
 /** Where a client sends its requests: the vendor's endpoint, or a local server in tests. */
