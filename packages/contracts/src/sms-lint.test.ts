@@ -439,6 +439,10 @@ describe('lintSmsTemplate', () => {
     expect(ruleIssues('notification-contacts', 'marketing', MARKET_OK)).toEqual([]);
   });
 
+  it('says the same thing once', () => {
+    expect(ruleIssues('variable-syntax', 'notification', '订单${}已发货，单号${}')).toHaveLength(1);
+  });
+
   it('lists variables once, in order of first use', () => {
     expect(lint('notification', NOTIFY_OK).variables).toEqual(['order', 'date']);
     expect(lint('notification', '订单${order}，订单${order}，日期${date}').variables).toEqual([

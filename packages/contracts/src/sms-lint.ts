@@ -436,7 +436,9 @@ export function lintSmsTemplate(input: SmsLintInput): SmsLintResult {
   const rules = new Set(smsLintRulesFor(type).map((rule) => rule.id));
   const report = (rule: string, level: SmsLintIssue['level'], message: string) => {
     if (!RULE_BY_ID.has(rule)) throw new Error(`unknown SMS lint rule ${rule}`);
-    if (rules.has(rule)) issues.push({ rule, level, message });
+    // Two nameless ${} say the same thing once.
+    if (!rules.has(rule) || issues.some((issue) => issue.rule === rule && issue.message === message)) return;
+    issues.push({ rule, level, message });
   };
 
   const found = smsTemplateVariables(content);
