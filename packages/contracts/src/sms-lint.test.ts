@@ -7,6 +7,7 @@ import {
   SMS_LINT_RULES,
   type SmsLintInput,
   smsLength,
+  smsLintResult,
   smsLintRulesFor,
   smsParts,
   smsTemplateVariables,
@@ -437,6 +438,20 @@ describe('lintSmsTemplate', () => {
     expect(ruleIssues('marketing-opt-out', 'notification', NOTIFY_OK)).toEqual([]);
     expect(ruleIssues('verification-keyword', 'notification', NOTIFY_OK)).toEqual([]);
     expect(ruleIssues('notification-contacts', 'marketing', MARKET_OK)).toEqual([]);
+  });
+
+  it('does not take an amount starting with 95 for a service number', () => {
+    expect(
+      ruleIssues(
+        'notification-contacts',
+        'notification',
+        '您已支付95123元，客服电话400-800-1234，门店电话010-12345678。',
+      ),
+    ).toEqual([]);
+  });
+
+  it('answers in the shape the server returns', () => {
+    expect(smsLintResult.parse(lint('notification', NOTIFY_OK))).toEqual(lint('notification', NOTIFY_OK));
   });
 
   it('says the same thing once', () => {

@@ -1,4 +1,5 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${name} is the vendors' own template variable syntax, written literally in rules, messages and examples.
+import { z } from 'zod';
 import {
   SMS_MARKETING_OPT_OUT,
   SMS_MULTI_PART_LENGTH,
@@ -6,6 +7,7 @@ import {
   SMS_TEMPLATE_MAX_LENGTH,
   type SmsLintIssue,
   type SmsTemplateType,
+  smsLintIssue,
 } from './sms';
 
 /**
@@ -381,7 +383,7 @@ const SHORTENER_HOSTS = [
 ];
 const MOBILE_NUMBER = /(?<!\d)1[3-9]\d{9}(?!\d)/g;
 /** Fixed lines (area code + number), 400/800 numbers and 95xxx service numbers. */
-const SERVICE_NUMBER = /(?<!\d)(?:0\d{2,3}-?\d{7,8}|[48]00-?\d{3}-?\d{4}|95\d{3})(?!\d)/g;
+const SERVICE_NUMBER = /(?<!\d)(?:0\d{2,3}-?\d{7,8}|[48]00-?\d{3}-?\d{4}|95\d{3}(?![\d.元]))(?!\d)/g;
 const SPECIAL_SYMBOLS = /[★☆※→←↑↓☞✓✔√●•①-⑳『』「」〖〗¥￥㎡²♥❤]|\^_\^/gu;
 const EMOJI = /\p{Extended_Pictographic}/gu;
 const VERIFICATION_WORDS = /验证码|校验码|注册码|动态码|动态密码/;
@@ -416,19 +418,21 @@ export interface SmsLintInput {
   values?: Record<string, string>;
 }
 
-export interface SmsLintResult {
-  issues: SmsLintIssue[];
+/** What the linter answers; the server returns it with a template so the console can show it as is. */
+export const smsLintResult = z.object({
+  issues: z.array(smsLintIssue),
   /** The distinct variable names, in order of first use. */
-  variables: string[];
+  variables: z.array(z.string()),
   /** The template content's own length, variables as written (what the 500 limit reads). */
-  length: number;
+  length: z.number().int(),
   /** Billed parts of the content alone, variables at their assumed length. */
-  parts: number;
+  parts: z.number().int(),
   /** Billed parts with the 【signature】 in front: what each send costs. */
-  partsWithSignature: number;
+  partsWithSignature: z.number().int(),
   /** The sent text (signature, then content with its values) split into its parts. */
-  preview: string[];
-}
+  preview: z.array(z.string()),
+});
+export type SmsLintResult = z.infer<typeof smsLintResult>;
 
 export function lintSmsTemplate(input: SmsLintInput): SmsLintResult {
   const { type, content } = input;
