@@ -454,6 +454,11 @@ describe('lintSmsTemplate', () => {
     expect(smsLintResult.parse(lint('notification', NOTIFY_OK))).toEqual(lint('notification', NOTIFY_OK));
   });
 
+  it('does not take 注册码 for a stated purpose', () => {
+    expect(ruleIssues('verification-purpose', 'verification', '您的注册码为${code}。')).toHaveLength(1);
+    expect(ruleIssues('verification-purpose', 'verification', '您正在注册，注册码为${code}。')).toEqual([]);
+  });
+
   it('says the same thing once', () => {
     expect(ruleIssues('variable-syntax', 'notification', '订单${}已发货，单号${}')).toHaveLength(1);
   });
