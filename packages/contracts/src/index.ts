@@ -15,6 +15,7 @@ export * from './opendock';
 export * from './projects';
 export * from './reports';
 export * from './sms';
+export * from './sms-lint';
 export * from './speech';
 export * from './tasks';
 export * from './trunks';
