@@ -3,6 +3,7 @@ import path from 'node:path';
 import {
   envelope,
   errorEnvelope,
+  lintSmsTemplate,
   paged,
   projectIdParams,
   smsReviewListQuery,
@@ -288,20 +289,20 @@ export const smsReviewRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app,
       schema: {
         tags,
         security,
-        summary: '提交模板审核',
+        summary: '提交模板审核（先按模板规范检查，有错误时拒绝并逐条说明）',
         params: idParams,
         response: { 200: envelope(smsTemplate), ...conflictable },
       },
     },
     async (req) => {
-      const row = await submitForReview(
-        db,
-        'template',
-        requireProject(req).id,
-        req.params.id,
-        now(),
-        () => {},
-      );
+      const row = await submitForReview(db, 'template', requireProject(req).id, req.params.id, now(), (r) => {
+        if (!('content' in r)) return;
+        // What a reviewer would refuse is refused here, each rule named (the console shows them live).
+        const errors = lintSmsTemplate({ type: r.type, content: r.content }).issues.filter(
+          (i) => i.level === 'error',
+        );
+        if (errors.length) throw badRequest(`模板未通过检查：${errors.map((i) => i.message).join('；')}`);
+      });
       return ok(toTemplate(row as Parameters<typeof toTemplate>[0]));
     },
   );

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: SMS templates write their variables as ${name}.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, loginAs, seedUser } from '../../../test/helpers';
 import { memberships } from '../../db/schema';
@@ -125,7 +126,6 @@ describe('SMS templates (模板)', () => {
     const made = await send('POST', `${base()}/templates`, member, {
       name: '预约提醒',
       type: 'notification',
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: SMS templates write their variables as ${name}
       content: '${name}您好，您预约的${service}将于${time}开始，地址：${address}。${name}请准时到达。',
     });
     expect(made.statusCode, made.body).toBe(200);
@@ -134,6 +134,16 @@ describe('SMS templates (模板)', () => {
       variables: ['name', 'service', 'time', 'address'],
     });
     const url = `${base()}/templates/${made.json().data.id}`;
+    // Checked against the template rules first: a variable used twice is refused, and nothing changes.
+    const refused = await send('POST', `${url}/submit`, member);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().message).toMatch(/^模板未通过检查：.*name/);
+    expect((await send('GET', url)).json().data.status).toBe('draft');
+    await send('PUT', url, member, {
+      name: '预约提醒',
+      type: 'notification',
+      content: '${name}您好，您预约的${service}将于${time}开始，地址：${address}，请准时到达。',
+    });
     expect((await send('POST', `${url}/submit`, member)).json().data.status).toBe('reviewing');
     await decideReview(t.db, 'template', made.json().data.id, { approve: true }, Date.now());
     expect((await send('GET', url)).json().data).toMatchObject({ status: 'approved' });
