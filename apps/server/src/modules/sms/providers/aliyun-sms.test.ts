@@ -179,6 +179,31 @@ describe('SendSms', () => {
     expect(await closed.send(request())).toMatchObject({ ok: false, code: 'NETWORK', retryable: true });
   });
 
+  it('is refused by the gateway for a clock 15 minutes off and for a reused nonce', async () => {
+    const skewed = createAliyunSmsClient({
+      credentials: { accessKeyId: AK_ID, accessKeySecret: AK_SECRET },
+      endpoint: { baseUrl: aliyun.baseUrl },
+      allowPrivate: true,
+      now: () => Date.now() - 16 * 60_000,
+    });
+    expect(await skewed.send(request())).toMatchObject({
+      code: 'InvalidTimeStamp.Expired',
+      retryable: false,
+    });
+    const sameNonce = createAliyunSmsClient({
+      credentials: { accessKeyId: AK_ID, accessKeySecret: AK_SECRET },
+      endpoint: { baseUrl: aliyun.baseUrl },
+      allowPrivate: true,
+      nonce: () => 'fixed-nonce-for-replay-test',
+    });
+    expect(await sameNonce.send(request())).toMatchObject({ ok: true });
+    expect(await sameNonce.send(request())).toMatchObject({
+      ok: false,
+      code: 'SignatureNonceUsed',
+      retryable: true,
+    });
+  });
+
   it('refuses a private endpoint unless allowed', async () => {
     const guarded = createAliyunSmsClient({
       credentials: { accessKeyId: AK_ID, accessKeySecret: AK_SECRET },
@@ -307,6 +332,26 @@ describe('signatures and templates (CreateSmsSign / GetSmsSign, CreateSmsTemplat
     expect(await c.querySignature(providerRef)).toEqual({ status: 'approved', reason: null });
     aliyun.review('sign', providerRef, 10);
     expect(await c.querySignature(providerRef)).toMatchObject({ status: 'rejected' });
+  });
+
+  it('uploads a proof file through the OSS policy Aliyun hands out and names it in MoreData', async () => {
+    const c = client({ qualificationId: 8563 });
+    const proof = Buffer.from('%PDF-1.4 营业执照');
+    await c.submitSignature({
+      name: '云呼到家',
+      source: 'enterprise',
+      remark: '',
+      proof: { fileName: '营业执照 scan.pdf', base64: proof.toString('base64') },
+    });
+    expect(aliyun.requests.map((r) => r.action)).toEqual([
+      'GetOSSInfoForUploadFile',
+      'OSS PostObject',
+      'CreateSmsSign',
+    ]);
+    const keys = aliyun.signatures.get('云呼到家')?.moreData ?? [];
+    expect(keys).toHaveLength(1);
+    expect(JSON.parse(aliyun.requests[2]?.params.MoreData as string)).toEqual(keys);
+    expect(aliyun.uploads.get(keys[0] as string)).toEqual(proof);
   });
 
   it('maps app and trademark sources to their registered entities and refuses the retired ones', async () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
-import { type Agent, fetch as undiciFetch } from 'undici';
+import { type Agent, FormData, fetch as undiciFetch } from 'undici';
 import { guardedAgent, isPrivateAddress, urlHost } from '../../../lib/outbound-http';
 import { acs3Authorization, acsDate, canonicalQueryString, sha256Hex } from './aliyun-signing';
 import { aliyunErrorMeaning } from './aliyun-sms-errors';
@@ -69,7 +69,7 @@ export class AliyunSmsError extends Error {
 /** What the client needs of fetch: global fetch, undici's, or a test's. */
 export type SmsFetch = (
   url: string,
-  init: { method: string; headers: Record<string, string>; body?: string; signal?: AbortSignal },
+  init: { method: string; headers: Record<string, string>; body?: string | FormData; signal?: AbortSignal },
 ) => Promise<{ status: number; text(): Promise<string> }>;
 
 export interface AliyunSmsClientOptions {
@@ -281,6 +281,61 @@ export function createAliyunSmsClient(options: AliyunSmsClientOptions): SmsProvi
     return answer.body;
   }
 
+  /**
+   * A supporting file for a signature (MoreData takes OSS object keys, not file contents):
+   * GetOSSInfoForUploadFile (BizType fcMediaSms) hands out a signed OSS PostObject policy, the file
+   * is posted to its Host under its StartPath, and the object key is what CreateSmsSign receives.
+   */
+  async function uploadMaterial(file: { fileName: string; base64: string }): Promise<string> {
+    const body = await mustCall('GetOSSInfoForUploadFile', { BizType: 'fcMediaSms' });
+    const model = (body.Model ?? {}) as Record<string, unknown>;
+    const {
+      Host: host,
+      Policy: policy,
+      Signature: signature,
+      AccessKeyId: ossKeyId,
+      StartPath: startPath,
+    } = model;
+    if (![host, policy, signature, ossKeyId].every((v) => typeof v === 'string' && v)) {
+      throw new AliyunSmsError('NO_OSS_POLICY', '阿里云未返回上传证明材料所需的 OSS 授权', true);
+    }
+    const safeName = file.fileName.replace(/[^\w.-]+/g, '_').slice(-80) || 'proof';
+    const key = `${typeof startPath === 'string' && startPath ? `${startPath}/` : ''}${now()}_${safeName}`;
+    const form = new FormData();
+    form.append('key', key);
+    form.append('OSSAccessKeyId', ossKeyId as string);
+    form.append('policy', policy as string);
+    form.append('Signature', signature as string);
+    form.append('success_action_status', '200');
+    // OSS reads every field before `file`, so it goes last.
+    form.append('file', new Blob([Buffer.from(file.base64, 'base64')]), safeName);
+    const target = new URL(host as string);
+    if (!allowPrivate && net.isIP(urlHost(target)) && isPrivateAddress(urlHost(target))) {
+      throw new AliyunSmsError('PRIVATE_ADDRESS', '阿里云返回的上传地址为内网地址，已拒绝', false);
+    }
+    let status: number;
+    try {
+      const res = await fetchImpl(target.href, {
+        method: 'POST',
+        headers: {},
+        body: form,
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      status = res.status;
+      await res.text();
+    } catch (err) {
+      throw new AliyunSmsError('OSS_UPLOAD_FAILED', `上传签名证明材料失败：${(err as Error).message}`, true);
+    }
+    if (status !== 200 && status !== 204) {
+      throw new AliyunSmsError(
+        'OSS_UPLOAD_FAILED',
+        `上传签名证明材料失败（OSS HTTP ${status}）`,
+        status >= 500,
+      );
+    }
+    return key;
+  }
+
   const paramsObject = (params: SmsSendRequest['params']) =>
     Object.fromEntries(params.map((p) => [p.name, p.value]));
 
@@ -395,6 +450,7 @@ export function createAliyunSmsClient(options: AliyunSmsClientOptions): SmsProvi
           throw new AliyunSmsError('MISSING_TRADEMARK', '商标来源的签名需要商标实体 ID', false);
         params.TrademarkId = String(refs.trademarkId);
       }
+      if (signature.proof) params.MoreData = JSON.stringify([await uploadMaterial(signature.proof)]);
       const body = await mustCall('CreateSmsSign', params);
       return {
         providerRef: typeof body.SignName === 'string' && body.SignName ? body.SignName : signature.name,

@@ -15,6 +15,10 @@ import type { AddressInfo } from 'node:net';
  *   QuerySendDetails, CreateSmsSign / GetSmsSign, CreateSmsTemplate / GetSmsTemplate. Business
  *   errors answer HTTP 200 with `Code` ≠ OK, as the service does.
  *
+ * - GetOSSInfoForUploadFile hands out an OSS PostObject policy signed with an upload key; the OSS
+ *   stand-in at `/oss` checks that signature and the key prefix as OSS does, and CreateSmsSign
+ *   accepts in MoreData only keys that were uploaded.
+ *
  * Tests steer it: `failNext` answers the next request with a given code (and status), `deliver`
  * sets a message's carrier outcome, `review` decides a signature or template, and `reportPush`
  * builds the body Aliyun would push for delivered messages (HTTP batch push, SmsReport).
@@ -55,7 +59,9 @@ export interface FakeAliyunSms {
   baseUrl: string;
   requests: AliyunSmsRequestRecord[];
   messages: AliyunSentMessage[];
-  signatures: Map<string, { status: number; reason: string }>;
+  signatures: Map<string, { status: number; reason: string; moreData: string[] }>;
+  /** Files posted to the OSS stand-in, by object key. */
+  uploads: Map<string, Buffer>;
   templates: Map<string, { content: string; status: number; reason: string }>;
   failNext(fault: { code: string; message?: string; status?: number }): void;
   deliver(bizId: string, phone: string, outcome: { success: boolean; errCode?: string }): void;
@@ -97,9 +103,13 @@ export async function startFakeAliyunSms(options: FakeAliyunSmsOptions): Promise
   const now = options.now ?? Date.now;
   const requests: AliyunSmsRequestRecord[] = [];
   const messages: AliyunSentMessage[] = [];
-  const signatures = new Map<string, { status: number; reason: string }>(
-    (options.signatures ?? []).map((name) => [name, { status: 1, reason: '' }]),
+  const signatures = new Map<string, { status: number; reason: string; moreData: string[] }>(
+    (options.signatures ?? []).map((name) => [name, { status: 1, reason: '', moreData: [] }]),
   );
+  const uploads = new Map<string, Buffer>();
+  const OSS_KEY_ID = 'LTAI5tOssUploadKey0001';
+  const OSS_SECRET = 'oss-upload-secret';
+  const OSS_START_PATH = '1234567890';
   const templates = new Map<string, { content: string; status: number; reason: string }>(
     Object.entries(options.templates ?? {}).map(([code, content]) => [
       code,
@@ -108,6 +118,7 @@ export async function startFakeAliyunSms(options: FakeAliyunSmsOptions): Promise
   );
   const faults: { code: string; message?: string; status?: number }[] = [];
   const usedNonces = new Set<string>();
+  let baseUrl = '';
   let counter = 0;
 
   const verify = (
@@ -340,8 +351,31 @@ export async function startFakeAliyunSms(options: FakeAliyunSmsOptions): Promise
         return business('isv.INVALID_PARAMETERS', 'SignSource 取值不合法');
       if (!p.QualificationId)
         return business('isv.INVALID_PARAMETERS', 'QualificationId is mandatory for this action.');
-      signatures.set(p.SignName, { status: 0, reason: '' });
+      const moreData = p.MoreData === undefined ? [] : json(p.MoreData);
+      if (!Array.isArray(moreData) || moreData.some((key) => !uploads.has(String(key))))
+        return business('isv.INVALID_PARAMETERS', 'MoreData 中的文件不存在');
+      signatures.set(p.SignName, { status: 0, reason: '', moreData: moreData.map(String) });
       return ok({ SignName: p.SignName, OrderId: String(2_000_000 + counter++) });
+    },
+    GetOSSInfoForUploadFile(p) {
+      if ((p.BizType ?? 'fcMediaSms') !== 'fcMediaSms')
+        return business('isv.INVALID_PARAMETERS', 'BizType 取值不合法');
+      const expiration = new Date(now() + 3600_000).toISOString();
+      const conditions = [
+        ['content-length-range', 0, 1_048_576_000],
+        ['starts-with', '$key', OSS_START_PATH],
+      ];
+      const policy = Buffer.from(JSON.stringify({ expiration, conditions })).toString('base64');
+      return ok({
+        Model: {
+          AccessKeyId: OSS_KEY_ID,
+          Policy: policy,
+          Signature: createHmac('sha1', OSS_SECRET).update(policy).digest('base64'),
+          Host: `${baseUrl}/oss`,
+          StartPath: OSS_START_PATH,
+          ExpireTime: String(Math.floor(now() / 1000) + 3600),
+        },
+      });
     },
     GetSmsSign(p) {
       const sign = signatures.get(p.SignName ?? '');
@@ -374,6 +408,37 @@ export async function startFakeAliyunSms(options: FakeAliyunSmsOptions): Promise
         AuditInfo: { RejectInfo: template.reason, AuditDate: chinaTime(now()) },
       });
     },
+  };
+
+  /** OSS PostObject as OSS checks it: the policy's signature with the uploader's key, then the key's prefix. */
+  const ossPostObject = async (
+    req: http.IncomingMessage,
+    body: Buffer,
+  ): Promise<{ status: number; text: string }> => {
+    const ossError = (status: number, code: string) => ({
+      status,
+      text: `<Error><Code>${code}</Code></Error>`,
+    });
+    let form: FormData;
+    try {
+      form = await new Response(body, {
+        headers: { 'content-type': String(req.headers['content-type'] ?? '') },
+      }).formData();
+    } catch {
+      return ossError(400, 'MalformedPOSTRequest');
+    }
+    const field = (name: string) => {
+      const value = form.get(name);
+      return typeof value === 'string' ? value : '';
+    };
+    if (field('OSSAccessKeyId') !== OSS_KEY_ID) return ossError(403, 'InvalidAccessKeyId');
+    const expected = createHmac('sha1', OSS_SECRET).update(field('policy')).digest('base64');
+    if (field('Signature') !== expected) return ossError(403, 'SignatureDoesNotMatch');
+    if (!field('key').startsWith(OSS_START_PATH)) return ossError(403, 'AccessDenied');
+    const file = form.get('file');
+    if (!file || typeof file === 'string') return ossError(400, 'InvalidArgument');
+    uploads.set(field('key'), Buffer.from(await file.arrayBuffer()));
+    return { status: field('success_action_status') === '200' ? 200 : 204, text: '' };
   };
 
   const server = http.createServer((req, res) => {
@@ -414,6 +479,15 @@ export async function startFakeAliyunSms(options: FakeAliyunSmsOptions): Promise
             Recommend: `https://api.aliyun.com/troubleshoot?q=${code}&product=Dysmsapi`,
           },
         });
+      if (path === '/oss') {
+        void ossPostObject(req, body).then(({ status, text }) => {
+          entry.action = 'OSS PostObject';
+          entry.status = status;
+          res.writeHead(status, { 'content-type': 'application/xml' });
+          res.end(text);
+        });
+        return;
+      }
       if (req.method !== 'POST' && req.method !== 'GET')
         return gateway(400, 'UnsupportedHTTPMethod', 'This http method not supported.');
       if (path !== '/')
@@ -443,13 +517,14 @@ export async function startFakeAliyunSms(options: FakeAliyunSmsOptions): Promise
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl,
     requests,
     messages,
     signatures,
+    uploads,
     templates,
     failNext: (fault) => faults.push(fault),
     deliver(id, phone, outcome) {
