@@ -1,3 +1,4 @@
+import net, { type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../engine/clock';
 import {
@@ -45,6 +46,15 @@ const client = (over: { secret?: string; qualificationId?: number } = {}): SmsPr
     allowPrivate: true,
     qualificationId: over.qualificationId,
   });
+
+/** A port nothing listens on: one the system just handed out and took back. */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
 
 const request = (over: Partial<SmsSendRequest> = {}): SmsSendRequest => ({
   phone: '13800138000',
@@ -173,7 +183,7 @@ describe('SendSms', () => {
 
     const closed = createAliyunSmsClient({
       credentials: { accessKeyId: AK_ID, accessKeySecret: AK_SECRET },
-      endpoint: { baseUrl: 'http://127.0.0.1:9' },
+      endpoint: { baseUrl: `http://127.0.0.1:${await closedPort()}` },
       allowPrivate: true,
     });
     expect(await closed.send(request())).toMatchObject({ ok: false, code: 'NETWORK', retryable: true });

@@ -52,6 +52,14 @@ export const ALIYUN_SEND_QPS = 5000;
 export const ALIYUN_BATCH_MAX = 100;
 const DEFAULT_TIMEOUT_MS = 10_000;
 const CHINA_OFFSET_MS = 8 * 3600_000;
+const CONNECT_FAILURES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /** A failure of a call that has no SmsSendResult to carry it (queries, reviews). */
 export class AliyunSmsError extends Error {
@@ -250,8 +258,16 @@ export function createAliyunSmsClient(options: AliyunSmsClientOptions): SmsProvi
       const cause = (err as { cause?: { code?: string; message?: string } }).cause;
       if (cause?.code === 'E_PRIVATE_ADDRESS')
         return failed('PRIVATE_ADDRESS', '阿里云短信接入地址为内网地址，已拒绝', false);
-      // Nothing reached Aliyun (refused, reset before an answer, DNS): sending again is safe.
-      return failed('NETWORK', `无法连接阿里云短信服务：${cause?.message ?? (err as Error).message}`, true);
+      const reason = cause?.message ?? (err as Error).message;
+      // Failing to connect means nothing reached Aliyun, so sending again is safe; a connection
+      // lost after the request went out may have sent the message, like a timeout.
+      if (CONNECT_FAILURES.has(cause?.code ?? ''))
+        return failed('NETWORK', `无法连接阿里云短信服务：${reason}`, true);
+      return failed(
+        'NETWORK_UNCERTAIN',
+        `与阿里云短信服务的连接中断，结果未知，请以回执为准：${reason}`,
+        false,
+      );
     }
     let answer: Record<string, unknown> = {};
     try {
