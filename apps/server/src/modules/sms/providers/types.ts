@@ -108,6 +108,17 @@ export interface SmsProviderClient {
     source: SmsSignatureSource;
     remark: string;
     proof: { fileName: string; base64: string } | null;
+    /**
+     * Aliyun's CreateSmsSign ties a signature to entities registered beforehand in its console: the
+     * approved qualification (资质, else the client's default), the APP-ICP record for an app source,
+     * the trademark for a trademark source. Other vendors ignore it.
+     */
+    aliyun?: {
+      qualificationId?: number;
+      appIcpRecordId?: number;
+      trademarkId?: number;
+      thirdParty?: boolean;
+    };
   }): Promise<{ providerRef: string }>;
   querySignature(providerRef: string): Promise<SmsReviewState>;
   submitTemplate(template: {
@@ -115,6 +126,8 @@ export interface SmsProviderClient {
     type: SmsTemplateType;
     content: string;
     remark: string;
+    /** An approved signature the template will be sent under (Aliyun's RelatedSignName asks for one). */
+    signName?: string;
   }): Promise<{ providerRef: string }>;
   queryTemplate(providerRef: string): Promise<SmsReviewState>;
 }
