@@ -10,9 +10,9 @@ import {
   closeAliyunSmsAgents,
   createAliyunSmsClient,
   parseAliyunPush,
-  RateWindow,
 } from './aliyun-sms';
 import { ALIYUN_SMS_ERRORS } from './aliyun-sms-errors';
+import { RequestPacer } from './request-pacer';
 import { type FakeAliyunSms, startFakeAliyunSms } from './testing/aliyun-sms-server';
 import type { SmsProviderClient, SmsSendRequest } from './types';
 
@@ -437,11 +437,7 @@ describe('rate', () => {
   it('never lets more than the rate through in any one-second window, on a virtual clock', async () => {
     const clock = new VirtualClock();
     const starts: number[] = [];
-    const window = new RateWindow(
-      5,
-      () => clock.now(),
-      (ms) => clock.sleep(ms),
-    );
+    const window = new RequestPacer(5, clock);
     await clock.run(
       Promise.all(
         Array.from({ length: 23 }, async () => {

@@ -4,6 +4,7 @@ import { type Agent, FormData, fetch as undiciFetch } from 'undici';
 import { guardedAgent, isPrivateAddress, urlHost } from '../../../lib/outbound-http';
 import { acs3Authorization, acsDate, canonicalQueryString, sha256Hex } from './aliyun-signing';
 import { aliyunErrorMeaning } from './aliyun-sms-errors';
+import { RequestPacer } from './request-pacer';
 import type {
   AliyunCredentials,
   SmsDeliveryReceipt,
@@ -98,40 +99,6 @@ export interface AliyunSmsClientOptions {
   nonce?: () => string;
 }
 
-/**
- * At most `rate` acquisitions in any window of one second: the times of the last `rate` are kept,
- * and one more waits until the oldest is a second old. A plain token bucket would allow its
- * capacity plus a second's refill inside one second, which is more than the documented QPS.
- */
-export class RateWindow {
-  private readonly times: number[] = [];
-  private head = 0;
-
-  constructor(
-    readonly rate: number,
-    private readonly now: () => number,
-    private readonly sleep: (ms: number) => Promise<void>,
-    private readonly windowMs = 1000,
-  ) {}
-
-  async take(): Promise<void> {
-    for (;;) {
-      const t = this.now();
-      while (this.head < this.times.length && (this.times[this.head] as number) <= t - this.windowMs)
-        this.head++;
-      if (this.head > 1024) {
-        this.times.splice(0, this.head);
-        this.head = 0;
-      }
-      if (this.times.length - this.head < this.rate) {
-        this.times.push(t);
-        return;
-      }
-      await this.sleep((this.times[this.head] as number) + this.windowMs - t);
-    }
-  }
-}
-
 let sharedAgents: { guarded?: Agent; open?: Agent } = {};
 
 function agentFor(allowPrivate: boolean): Agent {
@@ -200,7 +167,7 @@ export function createAliyunSmsClient(options: AliyunSmsClientOptions): SmsProvi
     1,
     Math.min(ALIYUN_SEND_QPS, Math.floor(options.maxRequestsPerSecond ?? ALIYUN_SEND_QPS)),
   );
-  const limiter = new RateWindow(maxRequestsPerSecond, now, sleep);
+  const limiter = new RequestPacer(maxRequestsPerSecond, { now, sleep: (ms) => sleep(ms) });
   const fetchImpl: SmsFetch =
     options.fetchImpl ?? ((url, init) => undiciFetch(url, { ...init, dispatcher: agentFor(allowPrivate) }));
 

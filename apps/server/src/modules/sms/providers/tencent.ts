@@ -2,8 +2,8 @@ import net from 'node:net';
 import { fetch as undiciFetch } from 'undici';
 import { type Clock, systemClock } from '../../../engine/clock';
 import { guardedAgent, isPrivateAddress, urlHost } from '../../../lib/outbound-http';
+import { RequestPacer } from './request-pacer';
 import { describeTencentError, TencentSmsError, tencentErrorMessage } from './tencent-errors';
-import { RequestPacer } from './tencent-pacer';
 import { signTc3 } from './tencent-signing';
 import type {
   SmsDeliveryReceipt,
