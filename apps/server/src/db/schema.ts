@@ -1184,6 +1184,20 @@ export const callStatsDirty = pgTable(
 
 const smsReviewStatuses = ['draft', 'reviewing', 'approved', 'rejected', 'withdrawn'] as const;
 
+/** The review workflow's columns, the same on signatures and templates (sms-review.service.ts). */
+const smsReviewColumns = () => ({
+  status: text('status', { enum: smsReviewStatuses }).notNull().default('draft'),
+  rejectReason: text('reject_reason'),
+  /** The provider it was submitted to, and its reference there (Aliyun SMS_…, Tencent TemplateId). */
+  provider: text('provider'),
+  providerRef: text('provider_ref'),
+  submittedAt: timestamp('submitted_at', { withTimezone: true }),
+  reviewedAt: timestamp('reviewed_at', { withTimezone: true }),
+  createdBy: text('created_by').references(() => users.id, { onDelete: 'set null' }),
+  createdAt: createdAt(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
 /**
  * A project's SMS provider: the development outbox (the default, no network), Aliyun or Tencent
  * Cloud. Credentials are encrypted with the app secret (lib/secret-box.ts) and never leave the server.
@@ -1217,16 +1231,7 @@ export const smsSignatures = pgTable(
     /** The proof file (营业执照, App 截图 …) kept under DATA_DIR; its name as uploaded. */
     proofPath: text('proof_path'),
     proofName: text('proof_name'),
-    status: text('status', { enum: smsReviewStatuses }).notNull().default('draft'),
-    rejectReason: text('reject_reason'),
-    /** The provider it was submitted to, and its reference there. */
-    provider: text('provider'),
-    providerRef: text('provider_ref'),
-    submittedAt: timestamp('submitted_at', { withTimezone: true }),
-    reviewedAt: timestamp('reviewed_at', { withTimezone: true }),
-    createdBy: text('created_by').references(() => users.id, { onDelete: 'set null' }),
-    createdAt: createdAt(),
-    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    ...smsReviewColumns(),
   },
   (t) => [uniqueIndex('sms_signatures_project_name_idx').on(t.projectId, t.name)],
 );
@@ -1243,16 +1248,7 @@ export const smsTemplates = pgTable(
     /** The ${name} variables in order of first appearance. */
     variables: text('variables').array().notNull().default([]),
     remark: text('remark').notNull().default(''),
-    status: text('status', { enum: smsReviewStatuses }).notNull().default('draft'),
-    rejectReason: text('reject_reason'),
-    provider: text('provider'),
-    /** The provider's template code (Aliyun SMS_…, Tencent TemplateId) once submitted. */
-    providerRef: text('provider_ref'),
-    submittedAt: timestamp('submitted_at', { withTimezone: true }),
-    reviewedAt: timestamp('reviewed_at', { withTimezone: true }),
-    createdBy: text('created_by').references(() => users.id, { onDelete: 'set null' }),
-    createdAt: createdAt(),
-    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+    ...smsReviewColumns(),
   },
   (t) => [index('sms_templates_project_idx').on(t.projectId, t.createdAt)],
 );
