@@ -215,6 +215,12 @@ type RunSql = (sql: string) => Promise<string>;
  * the dirty marks; each step timed.
  */
 async function seed(run: RunSql, demo: DemoProject, rows: number) {
+  // An index (or any statement) proposed for a migration, tried on both databases before it is one.
+  const extra = process.env.REPORTS_BENCH_SQL;
+  if (extra) {
+    console.log(`  REPORTS_BENCH_SQL: ${extra}`);
+    await run(extra);
+  }
   const started = performance.now();
   const calls = Number(await run(seedSql(demo.projectId, { rows, days: DAYS, assistants: demo.assistants })));
   if (calls !== rows) throw new Error(`expected ${rows} calls in the project, found ${calls}`);
