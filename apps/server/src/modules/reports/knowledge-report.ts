@@ -293,7 +293,8 @@ export async function listKnowledgeGaps(
   for (const [baseId, gaps] of perBase) {
     for (const members of groupQuestions(gaps)) {
       const rep = representative(members);
-      const threshold = Math.max(...members.map((m) => settingOf(settings, m).scoreThreshold));
+      // Reduced, not spread: a topic of a year's range can outgrow the engine's argument limit.
+      const threshold = members.reduce((max, m) => Math.max(max, settingOf(settings, m).scoreThreshold), 0);
       const best = await bestNow(baseId, rep.question);
       if (best && best.score >= threshold) continue;
       topics.push({
