@@ -196,6 +196,7 @@ DELETE FROM call_stats_hourly WHERE project_id = '${projectId}';
 DELETE FROM call_stats_histogram WHERE project_id = '${projectId}';
 DELETE FROM knowledge_stats_hourly WHERE project_id = '${projectId}';
 DELETE FROM knowledge_gaps WHERE project_id = '${projectId}';
+DELETE FROM knowledge_segment_hits_hourly WHERE project_id = '${projectId}';
 DELETE FROM call_stats_dirty WHERE project_id = '${projectId}';
 WITH marked AS (
   INSERT INTO call_stats_dirty (project_id, hour, marked_at)
@@ -237,7 +238,13 @@ async function seed(run: RunSql, demo: DemoProject, rows: number) {
   return { calls, turns, hours, timing };
 }
 
-const ROLLUP_TABLES = 'call_stats_hourly, call_stats_histogram, knowledge_stats_hourly, knowledge_gaps';
+const ROLLUP_TABLES = [
+  'call_stats_hourly',
+  'call_stats_histogram',
+  'knowledge_stats_hourly',
+  'knowledge_gaps',
+  'knowledge_segment_hits_hourly',
+];
 
 // ---------------------------------------------------------------------------------------------
 // Measuring
@@ -429,14 +436,14 @@ async function onPostgres(): Promise<BudgetResult[]> {
     const rollupSize = await psql(
       pg.url,
       `SELECT string_agg(relname || ' ' || n_live_tup, ', ' ORDER BY relname) FROM pg_stat_user_tables ` +
-        `WHERE relname IN ('call_stats_hourly','call_stats_histogram','knowledge_stats_hourly','knowledge_gaps')`,
+        `WHERE relname IN (${ROLLUP_TABLES.map((t) => `'${t}'`).join(',')})`,
     );
     console.log(
       `  rollups of ${fmtInt(seeded.hours)} project-hours built by the server's worker in ${fmtMs(rollupMs)} ` +
         `(${fmtMs(rollupMs / seeded.hours)} per hour; server ready after ${fmtMs(server.readyMs)}); rows: ${rollupSize}`,
     );
     // The statistics autovacuum would gather within its next minute after a write this size.
-    await psql(pg.url, `ANALYZE ${ROLLUP_TABLES};`);
+    await psql(pg.url, `ANALYZE ${ROLLUP_TABLES.join(', ')};`);
     return measureAll(`PostgreSQL, ${fmtInt(CALL_ROWS)} calls`, server, demo);
   });
 }
@@ -477,7 +484,7 @@ async function onPglite(): Promise<BudgetResult[]> {
       const rollupMs = performance.now() - started;
       if (done !== seeded.hours)
         throw new Error(`recomputed ${done} project-hours, ${seeded.hours} were marked`);
-      await client.exec(`ANALYZE ${ROLLUP_TABLES};`);
+      await client.exec(`ANALYZE ${ROLLUP_TABLES.join(', ')};`);
       console.log(
         `  rollups of ${fmtInt(done)} project-hours built by processDirty on PGlite in ${fmtMs(rollupMs)} ` +
           `(${fmtMs(rollupMs / done)} per hour)`,

@@ -21,7 +21,6 @@ import {
 } from '../../db/schema';
 import { badRequest, notFound } from '../../lib/errors';
 import type { SheetValue } from '../../lib/spreadsheet';
-import { rowsOf } from '../calls/calls.service';
 import type { Embedder } from '../knowledge/embedder';
 import { addPair, updateSegment } from '../knowledge/knowledge.service';
 import { retrieve } from '../knowledge/retrieval';
