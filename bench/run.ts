@@ -16,6 +16,7 @@ import { emergencyCleanup } from './src/lib/proc';
 import type { BudgetResult } from './src/lib/report';
 import { ensureBuilt } from './src/lib/server';
 import { opendockBenchmark } from './src/opendock';
+import { reportsBenchmark } from './src/reports';
 import { sipBenchmark } from './src/sip';
 import { speechBenchmark } from './src/speech';
 import { startupBenchmark } from './src/startup';
@@ -50,6 +51,12 @@ const benchmarks: Benchmark[] = [
     name: 'calls',
     about: 'call list p95 over 1,000,000 calls on PostgreSQL, and export memory while streaming',
     run: callsBenchmark,
+  },
+  {
+    name: 'reports',
+    about:
+      'every report over 30 days p95 on PostgreSQL with 1,000,000 calls and on PGlite with 100,000, the dashboard, and the rollup build time',
+    run: reportsBenchmark,
   },
   {
     name: 'opendock',

@@ -21,10 +21,10 @@ import { httpRequest, withScope } from './lib/proc';
 import { type BudgetResult, budget, fmtInt, fmtMs, fmtPct, fmtRatio, table } from './lib/report';
 import { DEMO_EMAIL, login, startServer } from './lib/server';
 
-const percentile = (sorted: number[], p: number) =>
+export const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
 
-function summarise(samples: number[]) {
+export function summarise(samples: number[]) {
   const sorted = [...samples].sort((a, b) => a - b);
   return {
     n: sorted.length,
@@ -35,7 +35,7 @@ function summarise(samples: number[]) {
   };
 }
 
-const fmtMs2 = (ms: number) => `${ms.toFixed(2)} ms`;
+export const fmtMs2 = (ms: number) => `${ms.toFixed(2)} ms`;
 const fmtMiB = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 const fmtHours = (ms: number) => `${(ms / 3_600_000).toFixed(1)} h`;
 
@@ -282,8 +282,8 @@ export async function engineBenchmark(): Promise<BudgetResult[]> {
 // ---------------------------------------------------------------------------------------------
 // calls
 
-const CALL_ROWS = 1_000_000;
-const DAYS = 90;
+export const CALL_ROWS = 1_000_000;
+export const DAYS = 90;
 const LIST_P95_BUDGET_MS = 30;
 const LIST_WARMUP = 20;
 const LIST_REQUESTS = 280;
@@ -298,15 +298,41 @@ const DAY_MS = 24 * 3600 * 1000;
 /** Today 00:00 UTC, the same anchor as the SQL's date_trunc('day', now()), so windows match the data. */
 const dayAnchor = () => Math.floor(Date.now() / DAY_MS) * DAY_MS;
 
+export interface SeedOptions {
+  rows?: number;
+  days?: number;
+  /**
+   * Real assistants (published versions) the calls are spread over, picked by the call's task (a
+   * task runs one assistant; calls without a task follow the same rule); without them the calls
+   * carry an assistant's name and no id, which is all the call list needs.
+   */
+  assistants?: { id: string; name: string; version: number }[];
+}
+
+const sqlText = (s: string) => `'${s.replaceAll("'", "''")}'`;
+const sqlArray = (values: (string | number)[]) =>
+  `ARRAY[${values.map((v) => (typeof v === 'number' ? String(v) : sqlText(v))).join(',')}]`;
+
 /**
  * One statement for the million rows: spread over 90 days in China working hours, a campaign's
  * mix of end reasons (about a third never answered), grades, talk times, numbers and summaries.
  */
-const seedSql = (projectId: string) => `
+export const seedSql = (
+  projectId: string,
+  { rows = CALL_ROWS, days = DAYS, assistants = [] }: SeedOptions = {},
+) => {
+  const pick = (values: (string | number)[]) => `(${sqlArray(values)})[1 + (g % 40) % ${values.length}]`;
+  const assistantId = assistants.length > 0 ? pick(assistants.map((a) => a.id)) : 'NULL';
+  const assistantName =
+    assistants.length > 0
+      ? pick(assistants.map((a) => a.name))
+      : `(ARRAY['客户回访','活动邀约','预约提醒','满意度调查','售后通知','招聘邀约'])[1 + g % 6]`;
+  const assistantVersion = assistants.length > 0 ? pick(assistants.map((a) => a.version)) : '1 + g % 3';
+  return `
 DELETE FROM calls WHERE project_id = '${projectId}';
 INSERT INTO calls (
   id, project_id, direction, caller_number, callee_number, task_id, task_name, contact_name,
-  assistant_name, assistant_version, status, end_reason, hangup_by, started_at, answered_at, ended_at,
+  assistant_id, assistant_name, assistant_version, status, end_reason, hangup_by, started_at, answered_at, ended_at,
   talk_seconds, turn_count, machine_grade, human_grade, intent_grade, grade_reason, analysis_by,
   summary, tags, recording, recording_key, recording_duration_ms
 )
@@ -319,7 +345,7 @@ SELECT
   CASE WHEN g % 5 = 0 THEN NULL ELSE '外呼任务 ' || (g % 40) END,
   CASE WHEN g % 5 = 0 THEN NULL
        ELSE substr('王李张刘陈杨黄赵吴周徐孙马朱胡', 1 + g % 15, 1) || CASE WHEN g % 2 = 0 THEN '先生' ELSE '女士' END END,
-  (ARRAY['客户回访','活动邀约','预约提醒','满意度调查','售后通知','招聘邀约'])[1 + g % 6], 1 + g % 3,
+  ${assistantId}, ${assistantName}, ${assistantVersion},
   'ended', reason,
   CASE WHEN reason IN ('callee_hangup') THEN 'callee'
        WHEN answered OR reason = 'voicemail' THEN 'assistant'
@@ -356,7 +382,7 @@ FROM (
     SELECT g, q, v,
       (ARRAY['138','139','136','135','150','158','186','187','177','199'])[1 + g % 10]
         || lpad(((g::bigint * 7919) % 100000000)::text, 8, '0') AS mobile,
-      date_trunc('day', now()) - floor(d * ${DAYS})::int * interval '1 day'
+      date_trunc('day', now()) - floor(d * ${days})::int * interval '1 day'
         + interval '1 hour' + t * interval '12 hours' AS started,
       (3 + floor(v * 12)::int) * interval '1 second' AS ring,
       reason,
@@ -369,19 +395,20 @@ FROM (
              WHEN r < 0.90 THEN 'powered_off' WHEN r < 0.94 THEN 'vacant' WHEN r < 0.98 THEN 'rejected'
              ELSE 'failed' END AS reason
       FROM (SELECT g, random() r, random() d, random() t, random() q, random() v
-            FROM generate_series(1, ${CALL_ROWS}) g) s
+            FROM generate_series(1, ${rows}) g) s
     ) s2
   ) s3
 ) s4;
 SELECT count(*) FROM calls WHERE project_id = '${projectId}';
 `;
+};
 
 /**
  * VACUUM marks pages all-visible (what lets the list's count be an index-only scan) only for rows
  * no running backend might still not see: run from another backend once the inserting one is gone,
  * or the visibility map stays empty and every count reads the heap.
  */
-async function vacuumWhenAlone(url: string): Promise<void> {
+export async function vacuumWhenAlone(url: string, tables = 'calls'): Promise<void> {
   for (let i = 0; i < 100; i++) {
     const others = await psql(
       url,
@@ -390,7 +417,7 @@ async function vacuumWhenAlone(url: string): Promise<void> {
     if (Number(others.trim()) === 0) break;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  await psql(url, 'VACUUM ANALYZE calls;');
+  await psql(url, `VACUUM ANALYZE ${tables};`);
 }
 
 /** The list query as calls.service listCalls sends it (page and count), for EXPLAIN ANALYZE. */
@@ -413,12 +440,15 @@ function weekWindow(weeksBack: number): Window {
   return { from: new Date(to - 7 * DAY_MS).toISOString(), to: new Date(to - 1).toISOString() };
 }
 
-const query = (params: Record<string, string | number>) =>
+export const query = (params: Record<string, string | number>) =>
   Object.entries(params)
     .map(([k, v]) => `${k}=${encodeURIComponent(String(v))}`)
     .join('&');
 
-async function timedGet(url: string, headers: Record<string, string>): Promise<{ ms: number; body: string }> {
+export async function timedGet(
+  url: string,
+  headers: Record<string, string>,
+): Promise<{ ms: number; body: string }> {
   const started = performance.now();
   const res = await httpRequest(url, { headers, timeoutMs: 30_000 });
   const ms = performance.now() - started;
@@ -491,7 +521,7 @@ function download(
   });
 }
 
-async function currentProjectId(baseUrl: string, token: string): Promise<string> {
+export async function currentProjectId(baseUrl: string, token: string): Promise<string> {
   const { body } = await timedGet(`${baseUrl}/api/user/current`, { authorization: `Bearer ${token}` });
   const id = (JSON.parse(body) as { data?: { projects?: { id: string }[] } }).data?.projects?.[0]?.id;
   if (!id) throw new Error(`GET /api/user/current lists no project: ${body.slice(0, 300)}`);

@@ -17,7 +17,7 @@ import {
   LATENCY_COMPONENTS,
   percentileFromBuckets,
 } from './rollup-histograms';
-import { bucketOf, bucketStarts, type ReportRange, ratio, reportRange } from './rollup-range';
+import { bucketOf, bucketStarts, chinaDaySql, type ReportRange, ratio, reportRange } from './rollup-range';
 
 const GRADES = ['A', 'B', 'C', 'D'] as const;
 type Grade = (typeof GRADES)[number];
@@ -97,15 +97,33 @@ export async function assistantReport(
     query.taskId ? eq(callStatsHourly.taskId, query.taskId) : undefined,
   );
 
-  const byVersion = await db
+  // One pass over the range's rollup rows, summed per trend bucket and version in the database:
+  // the table is hourly per number and task as well, so a month of a busy project is a hundred
+  // thousand rows or more, while this needs one row per bucket and version. The versions' totals
+  // and the trend are both sums of these.
+  const bucket =
+    window.granularity === 'hour' ? sql`${callStatsHourly.hour}` : chinaDaySql(callStatsHourly.hour);
+  const perBucket = await db
     .select({
+      bucket: bucket.mapWith(callStatsHourly.hour),
       assistantId: callStatsHourly.assistantId,
       version: callStatsHourly.assistantVersion,
       ...sums,
     })
     .from(callStatsHourly)
     .where(inRange)
-    .groupBy(callStatsHourly.assistantId, callStatsHourly.assistantVersion);
+    .groupBy(bucket, callStatsHourly.assistantId, callStatsHourly.assistantVersion);
+  const versionTotals = new Map<string, { assistantId: string; version: number } & Sums>();
+  for (const r of perBucket) {
+    const key = `${r.assistantId}\u0000${r.version}`;
+    let total = versionTotals.get(key);
+    if (!total) {
+      total = { assistantId: r.assistantId, version: r.version, ...zeroSums() };
+      versionTotals.set(key, total);
+    }
+    addSums(total, r);
+  }
+  const byVersion = [...versionTotals.values()];
 
   const ids = [...new Set(byVersion.map((r) => r.assistantId))];
   // A project has tens of assistants: their current names in one read, for rows and grading alike.
@@ -141,15 +159,10 @@ export async function assistantReport(
       });
   }
 
-  const hourly = await db
-    .select({ hour: callStatsHourly.hour, ...sums })
-    .from(callStatsHourly)
-    .where(inRange)
-    .groupBy(callStatsHourly.hour);
   const trendSums = new Map(bucketStarts(window).map((t) => [t.getTime(), zeroSums()]));
-  for (const h of hourly) {
-    const bucket = trendSums.get(bucketOf(h.hour, window.granularity));
-    if (bucket) addSums(bucket, h);
+  for (const r of perBucket) {
+    const total = trendSums.get(bucketOf(r.bucket, window.granularity));
+    if (total) addSums(total, r);
   }
   const trend = {
     granularity: window.granularity,

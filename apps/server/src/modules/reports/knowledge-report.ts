@@ -32,6 +32,20 @@ import { bucketOf, bucketStarts, drillRange, reportRange } from './rollup-range'
 const MAX_TOPICS = 200;
 const MAX_EXAMPLES = 5;
 
+/**
+ * The list a key collects into, created on first use. Pushed to, never spread: a month of a busy
+ * project is thousands of gaps, and copying the list per row made the gap list quadratic (seconds
+ * over a year's range).
+ */
+function listIn<K, V>(map: Map<K, V[]>, key: K): V[] {
+  let list = map.get(key);
+  if (!list) {
+    list = [];
+    map.set(key, list);
+  }
+  return list;
+}
+
 type Totals = { questions: number; hits: number; noAnswer: number };
 const rate = (part: number, whole: number) => (whole === 0 ? 0 : part / whole);
 
@@ -105,7 +119,7 @@ export async function knowledgeReport(
   });
 
   const byBase = new Map<string, Totals[]>();
-  for (const r of perBase) byBase.set(r.knowledgeBaseId, [...(byBase.get(r.knowledgeBaseId) ?? []), r]);
+  for (const r of perBase) listIn(byBase, r.knowledgeBaseId).push(r);
   const byKnowledgeBase = [...byBase]
     .map(([id, rows]) => {
       const t = sum(rows);
@@ -126,8 +140,7 @@ export async function knowledgeReport(
 
   const buckets = new Map<number, Totals[]>();
   for (const r of current) {
-    const key = bucketOf(r.hour, granularity);
-    buckets.set(key, [...(buckets.get(key) ?? []), r]);
+    listIn(buckets, bucketOf(r.hour, granularity)).push(r);
   }
   const points: ReportPoint[] = [];
   for (const at of bucketStarts({ start, end, granularity })) {
@@ -256,7 +269,7 @@ export async function listKnowledgeGaps(
   const [settings, names] = await Promise.all([knowledgeSettings(db, rows), baseNames(db, projectId)]);
 
   const perBase = new Map<string, GapRow[]>();
-  for (const r of rows) perBase.set(r.knowledgeBaseId, [...(perBase.get(r.knowledgeBaseId) ?? []), r]);
+  for (const r of rows) listIn(perBase, r.knowledgeBaseId).push(r);
 
   // One retrieval per base and wording in this request, however many topics share it.
   const searched = new Map<string, Awaited<ReturnType<typeof retrieve>>['segments'][number] | null>();
@@ -279,7 +292,8 @@ export async function listKnowledgeGaps(
   for (const [baseId, gaps] of perBase) {
     for (const members of groupQuestions(gaps)) {
       const rep = representative(members);
-      const threshold = Math.max(...members.map((m) => settingOf(settings, m).scoreThreshold));
+      // Reduced, not spread: a topic of a year's range can outgrow the engine's argument limit.
+      const threshold = members.reduce((max, m) => Math.max(max, settingOf(settings, m).scoreThreshold), 0);
       const best = await bestNow(baseId, rep.question);
       if (best && best.score >= threshold) continue;
       topics.push({

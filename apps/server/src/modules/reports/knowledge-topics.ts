@@ -32,19 +32,23 @@ export function similarity(a: Bag, b: Bag): number {
 
 export function groupQuestions<T extends { question: string }>(items: T[]): T[][] {
   const topics: { bag: Bag; members: T[] }[] = [];
-  // The same text is one bag: near-duplicates are the common case, and jieba is not free.
-  const bags = new Map<string, Bag>();
+  // The same text is one bag: near-duplicates are the common case, and jieba is not free. Its
+  // similarity to each topic is kept too (topics only grow, a topic's bag never changes): a month
+  // of gaps is thousands of questions in a few dozen wordings.
+  const bags = new Map<string, { bag: Bag; scores: number[] }>();
   for (const item of items) {
     const text = item.question.trim();
-    let bag = bags.get(text);
-    if (!bag) {
-      bag = termBag(text);
-      bags.set(text, bag);
+    let known = bags.get(text);
+    if (!known) {
+      known = { bag: termBag(text), scores: [] };
+      bags.set(text, known);
     }
+    const { bag, scores } = known;
     let best: { bag: Bag; members: T[] } | undefined;
     let bestScore = TOPIC_SIMILARITY;
-    for (const topic of topics) {
-      const score = similarity(bag, topic.bag);
+    for (const [i, topic] of topics.entries()) {
+      scores[i] ??= similarity(bag, topic.bag);
+      const score = scores[i];
       if (score >= bestScore && (best === undefined || score > bestScore)) {
         best = topic;
         bestScore = score;

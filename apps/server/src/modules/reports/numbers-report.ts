@@ -3,7 +3,7 @@ import { and, eq, gte, lt, ne, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { callStatsHourly, projectNumbers } from '../../db/schema';
 import type { ReportSheet } from './report-file';
-import { bucketOf, bucketStarts, ratio, reportRange } from './rollup-range';
+import { bucketStarts, chinaDaySql, ratio, reportRange } from './rollup-range';
 
 const DAY = 86_400_000;
 /** A number's own history the range is compared with. */
@@ -76,10 +76,14 @@ export async function numberHealthReport(
 ): Promise<NumberHealthReport> {
   const window = reportRange(query);
   const baselineStart = new Date(window.start.getTime() - BASELINE_DAYS * DAY);
+  // Summed per China day in the database: the table is hourly per number, task and assistant, so
+  // 58 days of a busy project are hundreds of thousands of rows, while the report needs one per
+  // number and day (the range and the baseline both start at a China midnight).
+  const day = chinaDaySql(callStatsHourly.hour);
   const daily = await db
     .select({
       number: callStatsHourly.lineNumber,
-      hour: callStatsHourly.hour,
+      day: day.mapWith(callStatsHourly.hour),
       calls: sql<number>`sum(${callStatsHourly.calls})::int`,
       answered: sql<number>`sum(${callStatsHourly.answered})::int`,
       shortAnswered: sql<number>`sum(${callStatsHourly.shortAnswered})::int`,
@@ -95,21 +99,20 @@ export async function numberHealthReport(
         lt(callStatsHourly.hour, window.end),
       ),
     )
-    .groupBy(callStatsHourly.lineNumber, callStatsHourly.hour);
+    .groupBy(callStatsHourly.lineNumber, day);
 
   type Totals = { calls: number; answered: number; shortAnswered: number; rejected: number };
   const zero = (): Totals => ({ calls: 0, answered: 0, shortAnswered: 0, rejected: 0 });
   const numbers = new Map<string, { range: Totals; baseline: Totals; days: Map<number, Totals> }>();
   const dayStarts = bucketStarts({ ...window, granularity: 'day' }).map((d) => d.getTime());
   for (const h of daily) {
-    const hour = h.hour;
     let entry = numbers.get(h.number);
     if (!entry) {
       entry = { range: zero(), baseline: zero(), days: new Map(dayStarts.map((t) => [t, zero()])) };
       numbers.set(h.number, entry);
     }
-    const inRange = hour >= window.start;
-    const targets = inRange ? [entry.range, entry.days.get(bucketOf(hour, 'day'))] : [entry.baseline];
+    const inRange = h.day >= window.start;
+    const targets = inRange ? [entry.range, entry.days.get(h.day.getTime())] : [entry.baseline];
     for (const t of targets) {
       if (!t) continue;
       t.calls += h.calls;

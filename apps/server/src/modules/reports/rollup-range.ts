@@ -1,4 +1,5 @@
 import { REPORT_HOURLY_MAX_DAYS, type ReportDrill, type ReportRangeQuery } from '@callpilot/contracts';
+import { type AnyColumn, sql } from 'drizzle-orm';
 import { badRequest } from '../../lib/errors';
 import { HOUR_MS } from './rollup';
 
@@ -73,6 +74,13 @@ export function bucketStarts(range: Pick<ReportRange, 'start' | 'end' | 'granula
 /** The bucket an hour row falls in (a China day starts at 16:00 UTC). */
 export const bucketOf = (hour: Date, granularity: 'hour' | 'day') =>
   granularity === 'hour' ? hour.getTime() : chinaDayStart(chinaDay(hour)).getTime();
+
+/**
+ * bucketOf(…, 'day') in SQL: the start of the China day an hour column falls in, so a query can
+ * sum a day's rollup rows in the database instead of sending each hour's.
+ */
+export const chinaDaySql = (hour: AnyColumn) =>
+  sql`(date_trunc('day', (${hour} at time zone 'UTC') + interval '8 hours') - interval '8 hours') at time zone 'UTC'`;
 
 /** A ratio, 0 when there is nothing to divide. */
 export const ratio = (part: number, whole: number) => (whole > 0 ? part / whole : 0);
