@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: SMS templates write their variables as ${name}.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -216,5 +217,94 @@ describe('npm run admin', () => {
     expect(list.stdout).not.toContain('x@example.com');
     expect(list.stdout).not.toContain('y@example.com');
     expect(admin('oem:set', '--host', 'a.cn', '--off').stderr).toContain('missing --name');
+  });
+  it('decides SMS signatures and templates waiting for review (sms:review)', {
+    timeout: 180_000,
+  }, async () => {
+    const smsDir = tempDir('cli-sms');
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [path.join(repoRoot, 'apps/server/dist/admin.js'), ...args], {
+        env: { ...process.env, DATA_DIR: smsDir, LOG_LEVEL: 'warn' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    try {
+      expect(run('user:create', '--email', 'sms@example.com', '--password', 'sms-pass-1').status).toBe(0);
+      expect(run('sms:review').stdout).toContain('nothing is waiting for review');
+
+      // The project prepares and submits a template and a signature while the server runs.
+      type Item = { id: string; status: string; rejectReason: string | null };
+      const connect = async (url: string) => {
+        const headers = { authorization: `Bearer ${await login(url, 'sms@example.com', 'sms-pass-1')}` };
+        const me = (await (await fetch(`${url}/api/user/current`, { headers })).json()) as {
+          data: { projects: { id: string }[] };
+        };
+        const base = `${url}/api/project/${me.data.projects[0]?.id}/sms`;
+        return async (method: string, path: string, body?: unknown | FormData): Promise<Item> => {
+          const json = body !== undefined && !(body instanceof FormData);
+          const res = await fetch(`${base}${path}`, {
+            method,
+            headers: { ...headers, ...(json ? { 'content-type': 'application/json' } : {}) },
+            body: json ? JSON.stringify(body) : (body as FormData | undefined),
+          });
+          const answer = (await res.json()) as { data: Item; message: string };
+          if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${answer.message}`);
+          return answer.data;
+        };
+      };
+      let server = await startServer({ DATA_DIR: smsDir, DEMO: 'off' });
+      let templateId = '';
+      let signatureId = '';
+      try {
+        const api = await connect(server.url);
+        templateId = (
+          await api('POST', '/templates', {
+            name: '到店提醒',
+            type: 'notification',
+            content: '您预约的${service}将于${time}开始，请准时到店。',
+          })
+        ).id;
+        expect((await api('POST', `/templates/${templateId}/submit`)).status).toBe('reviewing');
+        signatureId = (await api('POST', '/signatures', { name: '云呼科技', source: 'enterprise' })).id;
+        const form = new FormData();
+        form.append('file', new Blob([Buffer.from('%PDF-1.4 license')]), '营业执照.pdf');
+        await api('POST', `/signatures/${signatureId}/proof`, form);
+        expect((await api('POST', `/signatures/${signatureId}/submit`)).status).toBe('reviewing');
+      } finally {
+        await stopServer(server);
+      }
+
+      // The operator lists what waits and decides, with the server stopped (embedded database).
+      const waiting = run('sms:review');
+      expect(waiting.status, waiting.stderr).toBe(0);
+      expect(waiting.stdout).toContain(`signature\t${signatureId}`);
+      expect(waiting.stdout).toContain(`template\t${templateId}`);
+      expect(waiting.stdout).toContain('您预约的${service}将于${time}开始');
+      const missingReason = run('sms:review', '--template', templateId);
+      expect(missingReason.status).toBe(1);
+      expect(missingReason.stderr).toContain('give either --approve or --reject REASON');
+      const rejected = run('sms:review', '--template', templateId, '--reject', '请补充门店名称');
+      expect(rejected.status, rejected.stderr).toBe(0);
+      expect(rejected.stdout).toContain('rejected: 请补充门店名称');
+      expect(run('sms:review', '--signature', signatureId, '--approve').stdout).toContain('approved');
+      const again = run('sms:review', '--signature', signatureId, '--approve');
+      expect(again.status).toBe(1);
+      expect(again.stderr).toContain('签名不在审核中（当前：已通过）');
+
+      // The project sees the decisions.
+      server = await startServer({ DATA_DIR: smsDir, DEMO: 'off' });
+      try {
+        const api = await connect(server.url);
+        expect(await api('GET', `/templates/${templateId}`)).toMatchObject({
+          status: 'rejected',
+          rejectReason: '请补充门店名称',
+        });
+        expect((await api('GET', `/signatures/${signatureId}`)).status).toBe('approved');
+      } finally {
+        await stopServer(server);
+      }
+    } finally {
+      fs.rmSync(smsDir, { recursive: true, force: true });
+    }
   });
 });
