@@ -1164,6 +1164,8 @@ export const knowledgeGaps = pgTable(
   (t) => [
     primaryKey({ columns: [t.callId, t.turnIndex, t.knowledgeBaseId] }),
     index('knowledge_gaps_project_idx').on(t.projectId, t.askedAt),
+    // The gap list reads a range of hours, as every rollup is read.
+    index('knowledge_gaps_project_hour_idx').on(t.projectId, t.hour),
   ],
 );
 

@@ -1,0 +1,1 @@
+CREATE INDEX "knowledge_gaps_project_hour_idx" ON "knowledge_gaps" USING btree ("project_id","hour");
