@@ -13,7 +13,7 @@ import { toast } from 'sonner';
 import { zodRule } from '@/lib/form-rules';
 import { useSmsSignatures } from '../api/get-sms-signatures';
 import { useSaveSmsTemplate } from '../api/save-sms-template';
-import { submitSmsReview } from '../api/submit-sms-review';
+import { useSubmitSmsReview } from '../api/submit-sms-review';
 import { bracketed } from '../utils/sms-format';
 import { SmsTemplateLintPanel } from './sms-template-lint-panel';
 
@@ -55,6 +55,8 @@ export function SmsTemplateEditorDrawer({
   const signatureName = Form.useWatch('signatureName', form);
   const signatures = useSmsSignatures(projectId, APPROVED_SIGNATURES);
   const save = useSaveSmsTemplate(projectId);
+  // The editor shows the server's refusal itself, next to the content it is about.
+  const submit = useSubmitSmsReview(projectId, 'templates', { showError: false });
   // A refused submission leaves a saved draft behind: later saves edit it rather than create another.
   const [savedId, setSavedId] = useState(template?.id);
   const [error, setError] = useState<string | null>(null);
@@ -91,9 +93,13 @@ export function SmsTemplateEditorDrawer({
 
   const saveAndSubmit = async () => {
     setError(null);
-    const errors = lintSmsTemplate({ type, content, signatureName }).issues.filter(
-      (issue) => issue.level === 'error',
-    );
+    // Read from the form, not the watched values, which trail a keystroke by one render.
+    const current = form.getFieldsValue();
+    const errors = lintSmsTemplate({
+      type: current.type,
+      content: current.content ?? '',
+      signatureName: current.signatureName,
+    }).issues.filter((issue) => issue.level === 'error');
     if (errors.length > 0) {
       setError(`模板有 ${errors.length} 项须修改（见下方检查结果），修改后才能提交审核`);
       return;
@@ -102,7 +108,7 @@ export function SmsTemplateEditorDrawer({
     try {
       const id = await persist();
       if (!id) return;
-      await submitSmsReview(projectId, 'templates', id, { showError: false });
+      await submit.mutateAsync(id);
       toast.success('模板已提交审核');
       onClose();
     } catch (cause) {
