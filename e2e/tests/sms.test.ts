@@ -74,8 +74,8 @@ describe('短信管理', () => {
     const editor = p.locator('.ant-drawer').filter({ hasText: '新建模板' });
     await expectVisible(editor, 'the template editor');
     await chooseOption(p, editor.getByLabel('模板类型'), '推广');
-    await editor.getByLabel('模板名称').fill(template);
-    const content = editor.getByLabel('模板内容');
+    await editor.getByRole('textbox', { name: '模板名称' }).fill(template);
+    const content = editor.getByRole('textbox', { name: '模板内容' });
     await content.fill('会员日全场8折，欢迎到店选购。');
     const complaint = editor.getByRole('listitem', { name: /错误：请在内容最后加上“拒收请回复R”/ });
     await expectVisible(complaint, "the linter's complaint");
