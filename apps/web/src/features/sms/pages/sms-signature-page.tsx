@@ -19,8 +19,7 @@ export function SmsSignaturePage() {
         <div>
           <h2 className="text-lg font-semibold text-gray-900">签名管理</h2>
           <p className="mt-1 max-w-3xl text-sm text-gray-500">
-            签名是短信开头【】中的名称，标明发送方。新建签名并上传资质证明后提交审核，审核通常需要 1–2
-            个工作日；未通过时按原因修改后可重新提交，审核中可撤回。已通过的签名不能修改，如需变更请新建。
+            签名是短信开头【】中的名称，标明发送方。新建签名并上传资质证明后提交审核，审核结果会显示在列表中；未通过时按原因修改后可重新提交，审核中可撤回。已通过的签名不能修改，如需变更请新建。
           </p>
         </div>
         <Button type="primary" onClick={() => setDialog({ type: 'create' })}>

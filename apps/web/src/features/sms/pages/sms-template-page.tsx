@@ -23,7 +23,7 @@ export function SmsTemplatePage() {
         <div>
           <h2 className="text-lg font-semibold text-gray-900">模板管理</h2>
           <p className="mt-1 max-w-3xl text-sm text-gray-500">
-            短信只能按审核通过的模板发送，变量处在发送时填入。编辑器会按运营商的审核规则逐条检查，推广短信须以“拒收请回复R”结尾。
+            短信只能按审核通过的模板发送，变量在发送时填入。编辑器会按运营商的审核规则逐条检查，推广短信须以“拒收请回复R”结尾。
             已通过的模板不能修改，如需变更请新建。
           </p>
         </div>
