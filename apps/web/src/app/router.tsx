@@ -30,7 +30,7 @@ const sectionPages: Record<SectionKey, LazyPage> = {
   dataReport: async () => ({
     Component: (await import('@/features/data-report/pages/data-report-section')).DataReportSection,
   }),
-  sms: async () => ({ Component: (await import('./pages/sms-page')).SmsPage }),
+  sms: async () => ({ Component: (await import('@/features/sms/pages/sms-section')).SmsSection }),
   developerOptions: async () => ({
     Component: (await import('@/features/developer/pages/developer-section')).DeveloperSection,
   }),

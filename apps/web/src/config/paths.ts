@@ -25,6 +25,12 @@ export const paths = {
   dataReport: '/data-report',
   dataReportCallin: '/data-report/callin',
   sms: '/sms',
+  /** 短信管理: signatures (签名) and templates (模板) go through the carriers' review before any send. */
+  smsSignature: '/sms/signature',
+  smsTemplate: '/sms/template',
+  smsSend: '/sms/send',
+  smsRecord: '/sms/record',
+  smsStatistics: '/sms/statistics',
   developerOptions: '/developer-options',
   /** 开发者选项: API keys of the open API, webhook endpoints and the open API's reference. */
   developerKeys: '/developer-options/keys',

@@ -1,6 +1,0 @@
-import { SectionPlaceholder } from '@/components/section-placeholder';
-
-// Its own lazy chunk until the section's feature lands.
-export function SmsPage() {
-  return <SectionPlaceholder section="sms" />;
-}

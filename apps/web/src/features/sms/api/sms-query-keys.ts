@@ -1,0 +1,24 @@
+import type { SmsReviewStatus } from '@callpilot/contracts';
+import { projectUrl } from '@/lib/api/project-url';
+
+// One place for the section's URLs and query keys, so a write invalidates exactly what it changed.
+
+/** Signatures and templates go through the same review, so their routes and actions match. */
+export type SmsReviewKind = 'signatures' | 'templates';
+
+export const smsReviewUrl = (projectId: string, kind: SmsReviewKind, id?: string, action = '') =>
+  projectUrl(projectId, `/sms/${kind}${id ? `/${encodeURIComponent(id)}` : ''}${action}`);
+
+export type SmsReviewListParams = {
+  page: number;
+  pageSize: number;
+  /** Absent: every state. */
+  status?: SmsReviewStatus;
+};
+
+export const smsKeys = {
+  all: (projectId: string) => ['projects', projectId, 'sms'] as const,
+  lists: (projectId: string, kind: SmsReviewKind) => [...smsKeys.all(projectId), kind, 'list'] as const,
+  list: (projectId: string, kind: SmsReviewKind, params: SmsReviewListParams) =>
+    [...smsKeys.lists(projectId, kind), params] as const,
+};
