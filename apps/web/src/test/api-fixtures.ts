@@ -1,4 +1,11 @@
-import type { AssistantSummary, CallDetail, CallSummary, CallTurn } from '@callpilot/contracts';
+import type {
+  AssistantSummary,
+  CallDetail,
+  CallSummary,
+  CallTurn,
+  DashboardFigures,
+  DashboardSummary,
+} from '@callpilot/contracts';
 
 // What the server answers, for any feature's tests: a published assistant, an answered and graded
 // outbound call by default; a test overrides what it is about.
@@ -96,3 +103,47 @@ export const ringingDetail = (call: CallSummary): CallDetail =>
     endedAt: null,
     recording: 'none',
   });
+
+export const dashboardFigures = (values: Partial<DashboardFigures> = {}): DashboardFigures => ({
+  calls: 0,
+  outbound: 0,
+  inbound: 0,
+  answered: 0,
+  answerRate: null,
+  transferred: 0,
+  talkMinutes: 0,
+  abShare: null,
+  drill: null,
+  ...values,
+});
+const zeroFigures = dashboardFigures();
+const hours = (day: string, n: number, calls = 0) =>
+  Array.from({ length: n }, (_, h) => ({
+    at: new Date(Date.parse(`${day}T00:00:00+08:00`) + h * 3_600_000).toISOString(),
+    calls: h === 9 ? calls : 0,
+    answered: 0,
+    drill: {
+      from: `${day}T${String(h).padStart(2, '0')}:00:00+08:00`,
+      to: `${day}T${String(h).padStart(2, '0')}:59:59+08:00`,
+    },
+  }));
+/** The home page's answer for a project with nothing going on; override what a test needs. */
+export const quietDashboard = (values: Partial<DashboardSummary> = {}): DashboardSummary => ({
+  at: '2026-03-10T02:30:00.000Z',
+  today: zeroFigures,
+  yesterdaySameTime: zeroFigures,
+  weekAverageSameTime: zeroFigures,
+  last7Days: zeroFigures,
+  trend: { today: hours('2026-03-10', 11), yesterday: hours('2026-03-09', 24), days: [] },
+  runningTasks: [],
+  attention: [],
+  limits: {
+    hasBalance: false,
+    balanceFen: 0,
+    concurrentCallout: 0,
+    concurrentCallin: 0,
+    activeOutbound: 0,
+    activeInbound: 0,
+  },
+  ...values,
+});

@@ -1,6 +1,7 @@
 import { screen } from '@testing-library/react';
 import type { NonIndexRouteObject } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { quietDashboard } from '@/test/api-fixtures';
 import { failure, ok, startFakeServer } from '@/test/fake-server';
 import { renderApp } from '@/test/render-route';
 import { routes } from '../router';
@@ -30,9 +31,8 @@ afterEach(() => {
 
 describe('router', () => {
   it('sends an unknown path to / and on to the dashboard, showing 加载中... meanwhile', async () => {
-    const empty = { calls: 0, answered: 0, answerRate: null, talkMinutes: 0, abShare: null };
     server = startFakeServer((request) => {
-      if (request.url.endsWith('/dashboard')) return ok({ today: empty, last7Days: empty, runningTasks: [] });
+      if (request.url.endsWith('/dashboard')) return ok(quietDashboard());
       if (request.url.includes('/calls')) return ok({ items: [], total: 0, page: 1, pageSize: 8 });
       return ok(currentUser);
     });

@@ -1,8 +1,9 @@
-import type { CallSummary, DashboardFigures, DashboardSummary, DashboardTask } from '@callpilot/contracts';
+import type { CallSummary, DashboardSummary, DashboardTask } from '@callpilot/contracts';
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useQueryCacheStore } from '@/stores/query-cache-store';
 import { useUserStore } from '@/stores/user-store';
+import { dashboardFigures as figures, quietDashboard as quiet } from '@/test/api-fixtures';
 import { failure, ok, startFakeServer } from '@/test/fake-server';
 import { renderRoute, routeKey } from '@/test/render-route';
 import { DashboardPage } from '../pages/dashboard-page';
@@ -15,49 +16,6 @@ const user = {
   profile: '',
   projects: [{ id: 'p1', disabled: false, name: '华东外呼项目' }],
 };
-
-const figures = (values: Partial<DashboardFigures> = {}): DashboardFigures => ({
-  calls: 0,
-  outbound: 0,
-  inbound: 0,
-  answered: 0,
-  answerRate: null,
-  transferred: 0,
-  talkMinutes: 0,
-  abShare: null,
-  drill: null,
-  ...values,
-});
-const zero = figures();
-const hours = (day: string, n: number, calls = 0) =>
-  Array.from({ length: n }, (_, h) => ({
-    at: new Date(Date.parse(`${day}T00:00:00+08:00`) + h * 3_600_000).toISOString(),
-    calls: h === 9 ? calls : 0,
-    answered: 0,
-    drill: {
-      from: `${day}T${String(h).padStart(2, '0')}:00:00+08:00`,
-      to: `${day}T${String(h).padStart(2, '0')}:59:59+08:00`,
-    },
-  }));
-const quiet = (values: Partial<DashboardSummary> = {}): DashboardSummary => ({
-  at: '2026-03-10T02:30:00.000Z',
-  today: zero,
-  yesterdaySameTime: zero,
-  weekAverageSameTime: zero,
-  last7Days: zero,
-  trend: { today: hours('2026-03-10', 11), yesterday: hours('2026-03-09', 24), days: [] },
-  runningTasks: [],
-  attention: [],
-  limits: {
-    hasBalance: false,
-    balanceFen: 0,
-    concurrentCallout: 0,
-    concurrentCallin: 0,
-    activeOutbound: 0,
-    activeInbound: 0,
-  },
-  ...values,
-});
 
 const task: DashboardTask = {
   id: 't1',
