@@ -134,6 +134,8 @@ describe('开发者选项', () => {
         assistantId: assistant.id,
         phone: '13800138000',
         variables: { 客户姓名: '张先生', 公司名称: '星河宽带', 产品名称: '千兆宽带' },
+        // The simulated carrier's ordinary callee may not pick up (a realistic mix); this one does.
+        simulatedPersona: 'interested',
       }),
     });
     const answer = (await placed.json()) as { data: { callId: string } };

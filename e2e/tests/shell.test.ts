@@ -214,7 +214,7 @@ describe('the console shell', () => {
   it("offers a refresh when a section's code fails to load, and the refresh brings the section", async () => {
     const p = await openLoggedIn();
     let aborted = 0;
-    const smsChunk = '**/assets/sms-page-*.js';
+    const smsChunk = '**/assets/sms-section-*.js';
     await p.route(smsChunk, (route) => {
       aborted += 1;
       return route.abort('connectionreset');
