@@ -138,3 +138,75 @@ export const smsReviewListQuery = z.object({
   name: z.string().trim().max(30).optional(),
 });
 export type SmsReviewListQuery = z.infer<typeof smsReviewListQuery>;
+
+/** 短信服务商 of a project: the development outbox (no network), Aliyun or Tencent Cloud. */
+export const smsProviderKind = z.enum(['outbox', 'aliyun', 'tencent'], {
+  error: '短信服务商须为 outbox（开发发件箱）、aliyun（阿里云）或 tencent（腾讯云）',
+});
+export type SmsProviderKind = z.infer<typeof smsProviderKind>;
+export const SMS_PROVIDER_LABELS: Record<SmsProviderKind, string> = {
+  outbox: '开发发件箱（不实际发送）',
+  aliyun: '阿里云短信',
+  tencent: '腾讯云短信',
+};
+
+const dailyCap = z
+  .number({ error: '每号码每日上限须为数字' })
+  .int({ error: '每号码每日上限须为整数' })
+  .min(0, { error: '每号码每日上限不能小于 0' })
+  .max(50, { error: '每号码每日上限不能超过 50' });
+const credential = (label: string, max = 128) =>
+  z
+    .string({ error: `请输入${label}` })
+    .trim()
+    .min(1, { error: `请输入${label}` })
+    .max(max, { error: `${label}不能超过 ${max} 个字符` });
+
+/**
+ * Saving the provider: a secret left out keeps the stored one (the console never sees it), so
+ * changing the daily cap does not mean typing the secret again.
+ */
+export const smsSettingsUpdateRequest = z
+  .discriminatedUnion(
+    'provider',
+    [
+      z.object({ provider: z.literal('outbox'), dailyCapPerNumber: dailyCap }),
+      z.object({
+        provider: z.literal('aliyun'),
+        accessKeyId: credential('AccessKey ID'),
+        accessKeySecret: credential('AccessKey Secret').optional(),
+        dailyCapPerNumber: dailyCap,
+      }),
+      z.object({
+        provider: z.literal('tencent'),
+        secretId: credential('SecretId'),
+        secretKey: credential('SecretKey').optional(),
+        sdkAppId: z
+          .string({ error: '请输入 SmsSdkAppId' })
+          .trim()
+          .regex(/^\d{4,20}$/, { error: 'SmsSdkAppId 须为数字' }),
+        region: z
+          .string({ error: '请输入地域' })
+          .trim()
+          .regex(/^[a-z]{2,4}-[a-z]+(-\d+)?$/, { error: '地域格式不正确，例如 ap-guangzhou' }),
+        dailyCapPerNumber: dailyCap,
+      }),
+    ],
+    { error: '短信服务商须为 outbox（开发发件箱）、aliyun（阿里云）或 tencent（腾讯云）' },
+  )
+  .meta({ id: 'SmsSettingsUpdateRequest' });
+export type SmsSettingsUpdateRequest = z.infer<typeof smsSettingsUpdateRequest>;
+
+export const smsSettingsView = z
+  .object({
+    provider: smsProviderKind,
+    /** The key id in full (not a secret) and whether a secret is stored; the secret never leaves the server. */
+    keyId: z.string().nullable(),
+    hasSecret: z.boolean(),
+    sdkAppId: z.string().nullable(),
+    region: z.string().nullable(),
+    dailyCapPerNumber: z.number().int(),
+    updatedAt: z.iso.datetime().nullable(),
+  })
+  .meta({ id: 'SmsSettings' });
+export type SmsSettingsView = z.infer<typeof smsSettingsView>;

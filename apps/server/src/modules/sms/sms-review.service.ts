@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  SMS_PROVIDER_LABELS,
   SMS_REVIEW_STATUS_LABELS,
   type SmsReviewListQuery,
   type SmsReviewStatus,
@@ -248,12 +249,18 @@ export async function submitForReview(
     .from(smsSettings)
     .where(eq(smsSettings.projectId, projectId))
     .limit(1);
+  const provider = settings?.provider ?? 'outbox';
+  // Honest until it is wired: a cloud provider's own review is not submitted to yet.
+  if (provider !== 'outbox')
+    throw conflict(
+      `向${SMS_PROVIDER_LABELS[provider]}提交审核尚未接入：请暂用开发发件箱，由平台管理员审核（npm run admin -- sms:review）`,
+    );
   const [row] = await db
     .update(table)
     .set({
       status: 'reviewing',
       rejectReason: null,
-      provider: settings?.provider ?? 'outbox',
+      provider,
       submittedAt: new Date(now),
       reviewedAt: null,
       updatedAt: new Date(now),
