@@ -16,6 +16,7 @@ export * from './projects';
 export * from './reports';
 export * from './sms';
 export * from './sms-lint';
+export * from './sms-send';
 export * from './speech';
 export * from './tasks';
 export * from './trunks';

@@ -141,3 +141,10 @@ export interface SmsPushParse {
   replies: SmsInboundReply[];
   answer: { status: number; body: unknown };
 }
+
+/**
+ * The client of a project's configured provider (sms_settings), built from its decrypted
+ * credentials and cached until the settings change. The sending worker, the review submission and
+ * the receipt poller all ask through it.
+ */
+export type SmsClientResolver = (projectId: string) => Promise<SmsProviderClient>;
