@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { intentGrade } from './assistants';
-import { entityId, pageQuery, paged } from './common';
+import { entityId, paged, pageQuery } from './common';
 import { smsProviderKind, smsTemplateType } from './sms';
 
 /**
@@ -220,7 +220,9 @@ export const smsFollowUpRuleWriteRequest = z
   .object({
     ownerType: z.enum(['assistant', 'task'], { error: '规则须属于助手或任务' }),
     ownerId: entityId('助手或任务'),
-    trigger: z.enum(['grade', 'requested'], { error: '触发条件须为 grade（意向等级）或 requested（助手请求）' }),
+    trigger: z.enum(['grade', 'requested'], {
+      error: '触发条件须为 grade（意向等级）或 requested（助手请求）',
+    }),
     grades: z.array(intentGrade).max(4).default([]),
     signatureId: entityId('签名'),
     templateId: entityId('模板'),

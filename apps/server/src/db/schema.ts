@@ -1334,7 +1334,7 @@ export const smsMessages = pgTable(
     sendAfter: timestamp('send_after', { withTimezone: true }).notNull().defaultNow(),
     /** Lease of the sending worker (claimed with SKIP LOCKED). */
     leaseUntil: timestamp('lease_until', { withTimezone: true }),
-    source: text('source', { enum: ['single', 'batch', 'follow_up', 'assistant', 'api'] }).notNull(),
+    source: text('source', { enum: ['single', 'batch', 'follow_up', 'assistant', 'flow', 'api'] }).notNull(),
     callId: text('call_id'),
     taskId: text('task_id'),
     batchId: text('batch_id'),

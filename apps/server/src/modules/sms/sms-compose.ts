@@ -27,7 +27,10 @@ export function composeSms(
   if (missing.length > 0) return { ok: false, message: `缺少变量 ${missing.join('、')} 的值` };
   const tooLong = names.filter((name) => (values[name]?.length ?? 0) > SMS_VARIABLE_MAX_LENGTH);
   if (tooLong.length > 0) {
-    return { ok: false, message: `变量 ${tooLong.join('、')} 的值不能超过 ${SMS_VARIABLE_MAX_LENGTH} 个字符` };
+    return {
+      ok: false,
+      message: `变量 ${tooLong.join('、')} 的值不能超过 ${SMS_VARIABLE_MAX_LENGTH} 个字符`,
+    };
   }
   const trimmed = Object.fromEntries(names.map((name) => [name, values[name]?.trim() ?? '']));
   const content = smsSignatureText(signatureName) + renderSmsTemplate(templateContent, trimmed);
