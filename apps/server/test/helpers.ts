@@ -145,6 +145,7 @@ export async function createTestApp(
     clock?: Parameters<typeof buildApp>[0]['clock'];
     sleep?: Parameters<typeof buildApp>[0]['sleep'];
     trunks?: Parameters<typeof buildApp>[0]['trunks'];
+    sms?: Parameters<typeof buildApp>[0]['sms'];
   } = {},
 ) {
   const database = await createTestDatabase();
@@ -157,6 +158,7 @@ export async function createTestApp(
     clock: options.clock,
     sleep: options.sleep,
     trunks: options.trunks,
+    sms: options.sms,
   });
   app.addHook('onClose', () => database.close());
   return { app, database, db: database.db, emails: capture.emails, sms: capture.sms };

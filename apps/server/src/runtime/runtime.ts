@@ -41,6 +41,9 @@ import { embedderForProject } from '../modules/knowledge/embedder';
 import { startKnowledgeWorker } from '../modules/knowledge/worker';
 import { DEFAULT_CALLIN_CAP } from '../modules/numbers/numbers.service';
 import { processDirty, RollupWorker } from '../modules/reports/rollup-worker';
+import type { SmsEndpoint } from '../modules/sms/providers/types';
+import { createSmsClientResolver } from '../modules/sms/sms-clients';
+import { SmsReceiptPoller, type SmsReceiptPollerOptions, SmsReviewPoller } from '../modules/sms/sms-cloud';
 import {
   createVoiceResolver,
   type NamedVoice,
@@ -87,6 +90,16 @@ export interface RuntimeOptions {
   clock?: Clock;
   /** The SIP trunks' control; the simulated carrier's (no trunk can work) unless given. */
   trunks?: TrunkControl;
+  /** SMS vendors' endpoints (tests: local fake servers, private addresses allowed) and job timing. */
+  sms?: {
+    endpoints?: { aliyun?: SmsEndpoint; tencent?: SmsEndpoint };
+    allowPrivate?: boolean;
+    reviewPollMs?: number;
+    receiptPoll?: Pick<
+      SmsReceiptPollerOptions,
+      'intervalMs' | 'afterMs' | 'everyMs' | 'maxAgeMs' | 'batchSize'
+    >;
+  };
 }
 
 /** How long the API waits for an engine process to take a call it asked for. */
@@ -138,7 +151,15 @@ async function eventFromRef(db: Database, ref: CallEventRef): Promise<CallEvent 
  * Roles: `all` runs everything; `api` runs no engine and hands the calls it is asked for to an
  * engine process through the database; `worker` runs the engine and the workers without HTTP.
  */
-export function createRuntime({ database, env, log, providers, clock: given, trunks }: RuntimeOptions) {
+export function createRuntime({
+  database,
+  env,
+  log,
+  providers,
+  clock: given,
+  trunks,
+  sms: smsOptions,
+}: RuntimeOptions) {
   const { db } = database;
   const role: Role = env.ROLE;
   const hasEngine = role !== 'api';
@@ -175,6 +196,29 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     vacuum: database.kind === 'pglite',
   });
   let stopOutboxListener: (() => Promise<void>) | undefined;
+  /**
+   * Each project's SMS provider client, rebuilt when its settings change: the sending worker, the
+   * review submission and the pollers below all go through this one resolver.
+   */
+  const smsClients = createSmsClientResolver({
+    db,
+    env,
+    outbox: providers.sms,
+    endpoints: smsOptions?.endpoints,
+    allowPrivate: smsOptions?.allowPrivate,
+    clock,
+  });
+  /** Cloud review results and receipts nobody pushed, asked for where the engine runs. */
+  const smsPollers = {
+    reviews: new SmsReviewPoller({
+      db,
+      resolve: smsClients,
+      log,
+      clock,
+      intervalMs: smsOptions?.reviewPollMs,
+    }),
+    receipts: new SmsReceiptPoller({ db, resolve: smsClients, log, clock, ...smsOptions?.receiptPoll }),
+  };
   const embedderFor = (projectId: string) => embedderForProject(db, secret, projectId);
   const ports: CallPorts = createCallPorts({
     db,
@@ -699,6 +743,10 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     voices,
     /** The webhook outbox of this process and its dispatcher (started where the engine runs). */
     webhooks: { outbox, dispatcher: webhookDispatcher },
+    /** Each project's SMS provider client (modules/sms/sms-clients.ts). */
+    smsClients,
+    /** The SMS review and receipt pollers (started where the engine runs; tests call poll()). */
+    smsPollers,
     /** Trunk status and 测试呼叫 (runtime/trunk-control.ts): the SIP runtime's once it runs here. */
     get trunks(): TrunkControl {
       return trunkControl();
@@ -871,6 +919,8 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
       }
       webhookDispatcher.start();
       webhookDispatcher.sweep().catch(onError);
+      smsPollers.reviews.start();
+      smsPollers.receipts.start();
       if (env.TELEPHONY === 'sip') await startSip();
       await requests.serve(database, runRequest);
       dialer?.start();
@@ -897,6 +947,8 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
       await sip?.stop();
       await recordingWorker.stop();
       await rollupWorker.stop();
+      await smsPollers.reviews.stop();
+      await smsPollers.receipts.stop();
       // Last: the calls winding down above still enqueue their events; what is in flight is
       // delivered and recorded, what is not stays pending for the next process.
       await stopOutboxListener?.().catch(onError);
