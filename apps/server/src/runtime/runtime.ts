@@ -44,6 +44,7 @@ import { processDirty, RollupWorker } from '../modules/reports/rollup-worker';
 import type { SmsEndpoint } from '../modules/sms/providers/types';
 import { createSmsClientResolver } from '../modules/sms/sms-clients';
 import { SmsReceiptPoller, type SmsReceiptPollerOptions, SmsReviewPoller } from '../modules/sms/sms-cloud';
+import { SmsSender } from '../modules/sms/sms-sender';
 import {
   createVoiceResolver,
   type NamedVoice,
@@ -219,6 +220,8 @@ export function createRuntime({
     }),
     receipts: new SmsReceiptPoller({ db, resolve: smsClients, log, clock, ...smsOptions?.receiptPoll }),
   };
+  /** Sends queued SMS where the engine runs; other processes' sends wait for its next poll. */
+  const smsSender = new SmsSender({ db, clients: smsClients, log });
   const embedderFor = (projectId: string) => embedderForProject(db, secret, projectId);
   const ports: CallPorts = createCallPorts({
     db,
@@ -743,10 +746,11 @@ export function createRuntime({
     voices,
     /** The webhook outbox of this process and its dispatcher (started where the engine runs). */
     webhooks: { outbox, dispatcher: webhookDispatcher },
-    /** Each project's SMS provider client (modules/sms/sms-clients.ts). */
-    smsClients,
-    /** The SMS review and receipt pollers (started where the engine runs; tests call poll()). */
-    smsPollers,
+    /**
+     * SMS: the provider client of a project (modules/sms/sms-clients.ts), the sending worker (woken
+     * when one is queued), and the review and receipt pollers (tests call their poll()).
+     */
+    sms: { clients: smsClients, sender: smsSender, wake: () => smsSender.wake(), pollers: smsPollers },
     /** Trunk status and 测试呼叫 (runtime/trunk-control.ts): the SIP runtime's once it runs here. */
     get trunks(): TrunkControl {
       return trunkControl();
@@ -919,6 +923,7 @@ export function createRuntime({
       }
       webhookDispatcher.start();
       webhookDispatcher.sweep().catch(onError);
+      smsSender.start();
       smsPollers.reviews.start();
       smsPollers.receipts.start();
       if (env.TELEPHONY === 'sip') await startSip();
@@ -947,6 +952,7 @@ export function createRuntime({
       await sip?.stop();
       await recordingWorker.stop();
       await rollupWorker.stop();
+      await smsSender.stop();
       await smsPollers.reviews.stop();
       await smsPollers.receipts.stop();
       // Last: the calls winding down above still enqueue their events; what is in flight is

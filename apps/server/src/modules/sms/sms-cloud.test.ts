@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: SMS templates write their variables as ${name}.
 import { randomUUID } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, loginAs, seedUser } from '../../../test/helpers';
 import {
   smsMessages,
@@ -176,9 +176,9 @@ describe('review through the cloud provider', () => {
     expect(withdraw.statusCode).toBe(409);
     expect(withdraw.json().message).toContain('阿里云短信控制台取消审核');
 
-    expect(await runtime().smsPollers.reviews.poll()).toBe(0);
+    expect(await runtime().sms.pollers.reviews.poll()).toBe(0);
     aliyun.review('sign', '云呼科技', 1);
-    expect(await runtime().smsPollers.reviews.poll()).toBe(1);
+    expect(await runtime().sms.pollers.reviews.poll()).toBe(1);
     expect((await send('GET', sig.url, ownerA)).json().data.status).toBe('approved');
 
     const tplSubmitted = await send('POST', `${tpl.url}/submit`, ownerA);
@@ -188,7 +188,7 @@ describe('review through the cloud provider', () => {
     const request = aliyun.requests.filter((r) => r.action === 'CreateSmsTemplate').at(-1);
     expect(request?.params).toMatchObject({ RelatedSignName: '云呼科技', TemplateType: '1' });
     aliyun.review('template', code, 2, '模板变量缺少说明');
-    expect(await runtime().smsPollers.reviews.poll()).toBe(1);
+    expect(await runtime().sms.pollers.reviews.poll()).toBe(1);
     expect((await send('GET', tpl.url, ownerA)).json().data).toMatchObject({
       status: 'rejected',
       rejectReason: '模板变量缺少说明',
@@ -230,7 +230,7 @@ describe('review through the cloud provider', () => {
 
     tencent.review('sign', signId, 0);
     tencent.review('template', templateId, -1, '模板内容与业务场景不符');
-    expect(await runtime().smsPollers.reviews.poll()).toBe(2);
+    expect(await runtime().sms.pollers.reviews.poll()).toBe(2);
     expect((await send('GET', sig.url, ownerB)).json().data.status).toBe('approved');
     expect((await send('GET', tpl.url, ownerB)).json().data).toMatchObject({
       status: 'rejected',
@@ -241,7 +241,7 @@ describe('review through the cloud provider', () => {
 
 /** A message really sent through the project's client, recorded as the sending worker would. */
 async function sentMessage(projectId: string, phone: string, submittedAgoMs = 0) {
-  const client = await runtime().smsClients(projectId);
+  const client = await runtime().sms.clients(projectId);
   const id = randomUUID();
   const result =
     client.kind === 'aliyun'
@@ -396,21 +396,63 @@ describe('receipts and replies pushed by the vendor', () => {
   });
 });
 
+describe('the sending worker through the cloud client', () => {
+  it('sends a queued message with the approved Aliyun template; the pushed receipt finishes it', async () => {
+    // The signature 云呼科技 was approved at Aliyun above; this template is approved there too.
+    const sig = (
+      await t.db
+        .select()
+        .from(smsSignatures)
+        .where(and(eq(smsSignatures.projectId, a.projectId), eq(smsSignatures.name, '云呼科技')))
+    )[0];
+    expect(sig?.status).toBe('approved');
+    const tpl = await templateFor(a.projectId, ownerA, '到店通知');
+    expect((await send('POST', `${tpl.url}/submit`, ownerA)).statusCode).toBe(200);
+    aliyun.review('template', (await refOf(smsTemplates, tpl.id))?.providerRef as string, 1);
+    await runtime().sms.pollers.reviews.poll();
+    const queued = await send('POST', `${sms(a.projectId)}/messages`, ownerA, {
+      phone: '13800138041',
+      signatureId: sig?.id,
+      templateId: tpl.id,
+      variables: { name: '王先生', service: '体检', time: '明天9点' },
+    });
+    expect(queued.statusCode, queued.body).toBe(201);
+    const id = queued.json().data.id as string;
+    // The route woke the runtime's worker; it may already be sending it.
+    await runtime().sms.sender.runOnce();
+    await vi.waitFor(async () => expect((await messageRow(id))?.status).toBe('submitted'), { timeout: 5000 });
+    const submitted = await messageRow(id);
+    expect(submitted).toMatchObject({ provider: 'aliyun' });
+    const atAliyun = aliyun.messages.find((m) => m.bizId === submitted?.providerMessageId);
+    expect(atAliyun).toMatchObject({ phone: '13800138041', signName: '云呼科技', outId: id });
+    expect(atAliyun?.params).toEqual({ name: '王先生', service: '体检', time: '明天9点' });
+
+    aliyun.deliver(submitted?.providerMessageId as string, '13800138041', { success: true });
+    const urls = await pushUrls(a.projectId, ownerA);
+    expect((await push(urls.receipts, aliyun.reportPush())).statusCode).toBe(200);
+    const done = await messageRow(id);
+    expect(done).toMatchObject({ status: 'delivered', errorCode: null });
+    expect(((done?.timeline ?? []) as { status: string }[]).map((e) => e.status)).toEqual(
+      expect.arrayContaining(['submitted', 'delivered']),
+    );
+  });
+});
+
 describe('receipt poller', () => {
   it('asks for receipts nobody pushed, each message at most every few minutes', async () => {
     const ali = await sentMessage(a.projectId, '13800138021', 20 * 60_000);
     const tc = await sentMessage(b.projectId, '13900139021', 20 * 60_000);
     const fresh = await sentMessage(b.projectId, '13900139022', 60_000);
-    expect(await runtime().smsPollers.receipts.poll()).toBe(0);
+    expect(await runtime().sms.pollers.receipts.poll()).toBe(0);
     expect((await messageRow(ali.id))?.leaseUntil).not.toBeNull();
     expect((await messageRow(fresh.id))?.leaseUntil).toBeNull();
 
     aliyun.deliver(ali.providerMessageId, '13800138021', { success: true });
     tencent.report(tc.providerMessageId, 'SUCCESS', '用户短信送达成功');
     // Asked a moment ago: not again before everyMs.
-    expect(await runtime().smsPollers.receipts.poll()).toBe(0);
+    expect(await runtime().sms.pollers.receipts.poll()).toBe(0);
     await t.db.update(smsMessages).set({ leaseUntil: null }).where(eq(smsMessages.status, 'submitted'));
-    expect(await runtime().smsPollers.receipts.poll()).toBe(2);
+    expect(await runtime().sms.pollers.receipts.poll()).toBe(2);
     expect((await messageRow(ali.id))?.status).toBe('delivered');
     expect((await messageRow(tc.id))?.status).toBe('delivered');
     expect((await messageRow(fresh.id))?.status).toBe('submitted');
@@ -419,9 +461,9 @@ describe('receipt poller', () => {
 
 describe('client resolver', () => {
   it('picks up a saved setting on the next use, without a restart', async () => {
-    const first = await runtime().smsClients(a.projectId);
+    const first = await runtime().sms.clients(a.projectId);
     expect(first.kind).toBe('aliyun');
-    expect(await runtime().smsClients(a.projectId)).toBe(first);
+    expect(await runtime().sms.clients(a.projectId)).toBe(first);
     const put = (body: object) =>
       send('PUT', `${sms(a.projectId)}/settings`, ownerA, { dailyCapPerNumber: 5, ...body });
     await put({
@@ -430,7 +472,7 @@ describe('client resolver', () => {
       accessKeySecret: 'a-wrong-secret-000',
       qualificationId: '10001',
     });
-    const wrong = await runtime().smsClients(a.projectId);
+    const wrong = await runtime().sms.clients(a.projectId);
     expect(wrong).not.toBe(first);
     const refused = await wrong.send({
       phone: '13800138031',
@@ -441,7 +483,7 @@ describe('client resolver', () => {
     });
     expect(refused).toMatchObject({ ok: false, code: 'SignatureDoesNotMatch' });
     await put({ provider: 'outbox' });
-    expect((await runtime().smsClients(a.projectId)).kind).toBe('outbox');
+    expect((await runtime().sms.clients(a.projectId)).kind).toBe('outbox');
     const outbox = await send('GET', `${sms(a.projectId)}/settings`, ownerA);
     expect(outbox.json().data.pushUrls).toBeNull();
     await put({
@@ -450,7 +492,7 @@ describe('client resolver', () => {
       accessKeySecret: ALI_SECRET,
       qualificationId: '10001',
     });
-    expect((await runtime().smsClients(a.projectId)).kind).toBe('aliyun');
+    expect((await runtime().sms.clients(a.projectId)).kind).toBe('aliyun');
   });
 
   it('never shows a secret in a response or a log line', async () => {
@@ -458,7 +500,7 @@ describe('client resolver', () => {
     const sig = await signatureFor(b.projectId, ownerB, '腾讯日志');
     await send('POST', `${sig.url}/submit`, ownerB);
     tencent.failNext('AuthFailure.SignatureFailure');
-    await runtime().smsPollers.reviews.poll();
+    await runtime().sms.pollers.reviews.poll();
     expect(logs.some((l) => l.includes('sms review query failed'))).toBe(true);
     const token = (await pushUrls(a.projectId, ownerA)).receipts.split('/')[5] as string;
     for (const secret of [ALI_SECRET, TC_KEY, token]) {

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { normalizeMobile, type SmsTimelineEntry } from '@callpilot/contracts';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { smsMessages, smsOptOuts, smsReplies } from '../../db/schema';
+import { smsMessages, smsReplies } from '../../db/schema';
 import { WebhookOutbox } from '../webhooks/webhook-outbox';
 import { ALIYUN_SMS_ERRORS } from './providers/aliyun-sms-errors';
 import { describeTencentError } from './providers/tencent-errors';
 import type { SmsDeliveryReceipt, SmsInboundReply, SmsProviderKind } from './providers/types';
 import { isOptOutReply } from './sms-compose';
+import { recordOptOut } from './sms-send.service';
 
 /** States a receipt may still change: the vendor took the message and has not reported yet. */
 const AWAITING_RECEIPT = ['submitted', 'accepted'] as const;
@@ -97,13 +98,30 @@ export async function applySmsReceipt(
       .returning({ id: smsMessages.id, phone: smsMessages.phone });
   }
   if (!row) return null;
-  await WebhookOutbox.for(db).publish(
+  await publishSmsDelivered(db, projectId, {
+    id: row.id,
+    phone: row.phone,
+    status: receipt.status,
+    at: finishedAt,
+  });
+  return row.id;
+}
+
+/**
+ * 'sms.delivered' for a message that reached its final state (a receipt here; the sending worker
+ * may call it for the outbox's immediate delivery and a final send failure).
+ */
+export function publishSmsDelivered(
+  db: Database,
+  projectId: string,
+  message: { id: string; phone: string; status: 'delivered' | 'failed'; at: Date },
+): Promise<void> {
+  return WebhookOutbox.for(db).publish(
     projectId,
     'sms.delivered',
-    { smsId: row.id, phone: row.phone, status: receipt.status, at: finishedAt.toISOString() },
-    finishedAt,
+    { smsId: message.id, phone: message.phone, status: message.status, at: message.at.toISOString() },
+    message.at,
   );
-  return row.id;
 }
 
 /**
@@ -141,9 +159,6 @@ export async function applySmsReply(
     receivedAt: reply.receivedAt,
   });
   if (!isOptOutReply(reply.content)) return { optedOut: false };
-  await db
-    .insert(smsOptOuts)
-    .values({ projectId, phone, source: 'reply', reply: reply.content })
-    .onConflictDoNothing();
+  await recordOptOut(db, projectId, phone, 'reply', reply.content, reply.receivedAt);
   return { optedOut: true };
 }

@@ -191,7 +191,7 @@ export const smsReviewRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app,
           if (!('proofPath' in r) || !r.proofPath)
             throw badRequest('请先上传签名证明材料（营业执照、App 截图等）');
         },
-        cloudReviewSubmitter(db, runtime.smsClients, projectId),
+        cloudReviewSubmitter(db, runtime.sms.clients, projectId),
       );
       return ok(toSignature(row as Parameters<typeof toSignature>[0]));
     },
@@ -313,7 +313,7 @@ export const smsReviewRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app,
           );
           if (errors.length) throw badRequest(`模板未通过检查：${errors.map((i) => i.message).join('；')}`);
         },
-        cloudReviewSubmitter(db, runtime.smsClients, projectId),
+        cloudReviewSubmitter(db, runtime.sms.clients, projectId),
       );
       return ok(toTemplate(row as Parameters<typeof toTemplate>[0]));
     },
