@@ -212,6 +212,18 @@ describe('review through the cloud provider', () => {
     expect(fault.json().message).toContain('腾讯云短信暂时无法处理请求');
     expect((await refOf(smsSignatures, sig.id))?.status).toBe('draft');
 
+    // A source Tencent no longer takes is refused before anything is sent, saying why.
+    const app = await send('POST', `${sms(b.projectId)}/signatures`, ownerB, {
+      name: '腾讯应用',
+      source: 'app',
+    });
+    const appUrl = `${sms(b.projectId)}/signatures/${app.json().data.id}`;
+    await upload(`${appUrl}/proof`, ownerB);
+    const unsupported = await send('POST', `${appUrl}/submit`, ownerB);
+    expect(unsupported.statusCode).toBe(400);
+    expect(unsupported.json().message).toContain('无法提交到腾讯云短信：腾讯云已不再受理来源为「App」');
+    expect((await send('GET', appUrl, ownerB)).json().data.status).toBe('draft');
+
     const submitted = await send('POST', `${sig.url}/submit`, ownerB);
     expect(submitted.statusCode, submitted.body).toBe(200);
     const signId = Number((await refOf(smsSignatures, sig.id))?.providerRef);

@@ -35,9 +35,15 @@ export function vendorError(provider: CloudProvider, err: unknown): unknown {
       err.retryable ||
       (err instanceof AliyunSmsError && err.status !== null && err.status >= 500) ||
       /^(NETWORK|TIMEOUT|ClientError\.Network|ClientError\.Http)/.test(err.code);
-    return unreachable
-      ? new AppError(502, 'UPSTREAM_FAILED', `${label}暂时无法处理请求：${err.message}`)
-      : new AppError(400, 'BAD_REQUEST', `${label}拒绝了请求：${err.message}`);
+    if (unreachable) return new AppError(502, 'UPSTREAM_FAILED', `${label}暂时无法处理请求：${err.message}`);
+    // Refused by the client before anything was sent (a source the vendor no longer takes, a
+    // missing 资质 ID or proof): not the vendor's words.
+    const ours = /^(MISSING_|UNSUPPORTED_|PRIVATE_ADDRESS|ClientError\.)/.test(err.code);
+    return new AppError(
+      400,
+      'BAD_REQUEST',
+      `${ours ? `无法提交到${label}` : `${label}拒绝了请求`}：${err.message}`,
+    );
   }
   return err;
 }
