@@ -368,7 +368,9 @@ describe('receipts and replies pushed by the vendor', () => {
     expect(res.json()).toEqual({ result: 0, errmsg: 'OK' });
     expect(await messageRow(ok.id)).toMatchObject({ status: 'delivered', errorCode: null });
     expect(await messageRow(bad.id)).toMatchObject({ status: 'failed', errorCode: 'MK:0001' });
-    expect((await messageRow(bad.id))?.errorMessage).toContain('空号');
+    expect((await messageRow(bad.id))?.errorMessage).toBe(
+      '号码状态异常（空号、停机、关机或无法接通）（MK:0001 空号）',
+    );
     // An unreadable body is refused in Tencent's format so it pushes again.
     const unreadable = await push(urls.receipts, 'not json');
     expect(unreadable.statusCode).toBe(400);

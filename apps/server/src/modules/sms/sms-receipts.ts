@@ -22,7 +22,7 @@ export function receiptFailureText(
   code: string | null,
   vendorMessage: string | null,
 ): string {
-  const known =
+  const vendorKnown =
     provider === 'aliyun'
       ? code
         ? ALIYUN_SMS_ERRORS[code]?.zh
@@ -30,12 +30,30 @@ export function receiptFailureText(
       : provider === 'tencent' && code
         ? tencentKnown(code)
         : undefined;
+  const known = vendorKnown ?? (code ? carrierKnown(code) : undefined);
   const vendor = vendorMessage && vendorMessage !== code ? vendorMessage : null;
-  const parts = [known, vendor, code].filter((p): p is string => !!p);
+  const parts = [known, vendor, code && !vendor?.includes(code) ? code : null].filter(
+    (p): p is string => !!p,
+  );
   if (parts.length === 0) return '运营商报告发送失败';
   const [head, ...rest] = [...new Set(parts)];
   return rest.length ? `${head}（${rest.join('，')}）` : (head as string);
 }
+
+/**
+ * Carrier status codes (the gateways' CMPP/SGIP 状态报告) that both vendors pass through unchanged
+ * in receipts, by family: the vendor's own err_msg / description usually says more and is kept.
+ */
+const CARRIER_CODES: [pattern: RegExp, zh: string][] = [
+  [/^(MK|MN|MI|LT|IC|IB|ID|CB|CJ):?\d+$/i, '号码状态异常（空号、停机、关机或无法接通）'],
+  [/^UNDELIV$/i, '运营商未能送达（号码状态异常）'],
+  [/^EXPIRED$/i, '超过有效期未送达（手机长时间关机或不在服务区）'],
+  [/^REJECTD?$/i, '被运营商拒绝'],
+  [/^(BLACK|BLACKLIST|BLOCKED|PUBLOKD)$/i, '号码在运营商黑名单中'],
+  [/^BEYOND[MHD]$/i, '超出运营商对该号码的发送频率限制'],
+];
+
+const carrierKnown = (code: string) => CARRIER_CODES.find(([pattern]) => pattern.test(code))?.[1];
 
 function tencentKnown(code: string): string | undefined {
   const { zh } = describeTencentError(code);
