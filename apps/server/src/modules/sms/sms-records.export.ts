@@ -5,7 +5,7 @@ import type { Database } from '../../db/client';
 import { CSV_BOM, csvLine, sheetCell, sheetColumns } from '../../lib/spreadsheet';
 import { chinaTime } from '../calls/calls.export';
 import type { SmsMessageRow } from './sms-message-view';
-import { iterateSmsMessages } from './sms-records.service';
+import { iterateSmsMessages, smsMessageWhere } from './sms-records.service';
 
 const failure = (r: SmsMessageRow) =>
   r.status === 'failed' || r.status === 'blocked'
@@ -31,9 +31,10 @@ const values = (row: SmsMessageRow) => COLUMNS.map(([, get]) => get(row));
 
 /** CSV with a BOM (Excel on a Chinese Windows reads it as UTF-8), pulled batch by batch like the call export. */
 export function exportSmsCsv(db: Database, projectId: string, filters: Partial<SmsMessageFilters>): Readable {
+  const where = smsMessageWhere(projectId, filters);
   async function* lines() {
     yield CSV_BOM + csvLine(COLUMNS.map(([title]) => title));
-    for await (const batch of iterateSmsMessages(db, projectId, filters)) {
+    for await (const batch of iterateSmsMessages(db, where)) {
       yield batch.map((row) => csvLine(values(row))).join('');
     }
   }
@@ -46,6 +47,7 @@ export function exportSmsXlsx(
   projectId: string,
   filters: Partial<SmsMessageFilters>,
 ): Readable {
+  const where = smsMessageWhere(projectId, filters);
   const out = new PassThrough();
   const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
     stream: out,
@@ -57,7 +59,7 @@ export function exportSmsXlsx(
     COLUMNS.map(([header]) => ({ header, width: header === '内容' ? 60 : header === '时间' ? 20 : 14 })),
   );
   (async () => {
-    for await (const batch of iterateSmsMessages(db, projectId, filters)) {
+    for await (const batch of iterateSmsMessages(db, where)) {
       for (const row of batch) sheet.addRow(values(row).map(sheetCell)).commit();
       if (out.writableNeedDrain) await new Promise((resolve) => out.once('drain', resolve));
     }

@@ -107,14 +107,15 @@ export async function getSmsMessage(db: Database, projectId: string, messageId: 
   return toSmsMessage(row);
 }
 
-/** Every record of the filtered list, newest first, a batch at a time (keyset, never OFFSET). */
+/**
+ * Every record of `where` (smsMessageWhere), newest first, a batch at a time (keyset, never OFFSET).
+ * The caller builds the WHERE before streaming, so a bad filter is a 400, not a broken download.
+ */
 export async function* iterateSmsMessages(
   db: Database,
-  projectId: string,
-  f: Partial<SmsMessageFilters>,
+  where: SQL,
   batchSize = 1000,
 ): AsyncGenerator<SmsMessageRow[]> {
-  const where = smsMessageWhere(projectId, f);
   let key: { at: Date; id: string } | null = null;
   for (;;) {
     const after: SQL | undefined = key

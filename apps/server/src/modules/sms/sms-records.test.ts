@@ -188,6 +188,9 @@ describe('SMS records (发送记录)', () => {
       expect(res.statusCode, query).toBe(400);
       expect(res.json().message, query).toContain(expected);
     }
+    const badPhone = await get(`${base()}/messages/export?phone=abc`);
+    expect(badPhone.statusCode).toBe(400);
+    expect(badPhone.json().message).toContain('字段 phone');
     const exported = await get(`${base()}/messages/export?format=pdf`);
     expect(exported.statusCode).toBe(400);
     expect(exported.json().message).toContain('导出格式须为 csv 或 xlsx');
