@@ -78,7 +78,15 @@ const SEEDS: Seed[] = [
     source: 'batch',
     batchId: 'batch-1',
   },
-  { id: 'm5', phone: '13800000001', at: '2026-03-03T09:00:00+08:00', status: 'queued', source: 'api' },
+  // Not due for years: the app's sending worker (running in every test app) must leave it queued.
+  {
+    id: 'm5',
+    phone: '13800000001',
+    at: '2026-03-03T09:00:00+08:00',
+    status: 'queued',
+    source: 'api',
+    sendAfter: new Date('2099-01-01T00:00:00Z'),
+  },
   {
     id: 'm6',
     phone: '13800000001',
