@@ -18,6 +18,7 @@ import { ensureBuilt } from './src/lib/server';
 import { opendockBenchmark } from './src/opendock';
 import { reportsBenchmark } from './src/reports';
 import { sipBenchmark } from './src/sip';
+import { smsRecordsBenchmark } from './src/sms-records';
 import { speechBenchmark } from './src/speech';
 import { startupBenchmark } from './src/startup';
 import { webhooksBenchmark } from './src/webhooks';
@@ -104,6 +105,12 @@ const benchmarks: Benchmark[] = [
     about:
       'real SIP calls through the assistant with fake FunASR, LLM and CosyVoice at fixed delays: reply start p95 over 100 calls, barge-in, providers failing mid-stream',
     run: speechBenchmark,
+  },
+  {
+    name: 'sms-records',
+    about:
+      'SMS record list p95 over 1,000,000 records on PostgreSQL (unfiltered, by phone, status + week, template), against /api/user/current',
+    run: smsRecordsBenchmark,
   },
   {
     name: 'webhooks',
