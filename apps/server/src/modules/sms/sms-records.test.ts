@@ -1,7 +1,7 @@
 import { SMS_LIST_TOTAL_CAP, type SmsMessage } from '@callpilot/contracts';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, loginAs, seedUser } from '../../../test/helpers';
+import { createTestApp, loginAs, seedTwoProjects, seedUser } from '../../../test/helpers';
 import { smsMessages } from '../../db/schema';
 import { nextDigitPrefix } from './sms-records.service';
 
@@ -113,10 +113,7 @@ const SEEDS: Seed[] = [
 
 beforeAll(async () => {
   t = await createTestApp();
-  a = await seedUser(t.db, { email: 'sms-records-a@example.com' });
-  b = await seedUser(t.db, { email: 'sms-records-b@example.com' });
-  owner = await loginAs(t.app, 'sms-records-a@example.com');
-  outsider = await loginAs(t.app, 'sms-records-b@example.com');
+  ({ a, b, owner, outsider } = await seedTwoProjects(t.db, t.app, 'sms-records-'));
   await t.db.insert(smsMessages).values(SEEDS.map((s) => row(a.projectId, s)));
   await t.db
     .insert(smsMessages)
