@@ -19,6 +19,7 @@ import { opendockBenchmark } from './src/opendock';
 import { reportsBenchmark } from './src/reports';
 import { sipBenchmark } from './src/sip';
 import { smsRateBenchmark } from './src/sms-rate';
+import { smsRecordsBenchmark } from './src/sms-records';
 import { speechBenchmark } from './src/speech';
 import { startupBenchmark } from './src/startup';
 import { webhooksBenchmark } from './src/webhooks';
@@ -105,6 +106,12 @@ const benchmarks: Benchmark[] = [
     about:
       'real SIP calls through the assistant with fake FunASR, LLM and CosyVoice at fixed delays: reply start p95 over 100 calls, barge-in, providers failing mid-stream',
     run: speechBenchmark,
+  },
+  {
+    name: 'sms-records',
+    about:
+      'SMS record list p95 over 1,000,000 records on PostgreSQL (unfiltered, by phone, status + week, template), against /api/user/current',
+    run: smsRecordsBenchmark,
   },
   {
     name: 'webhooks',
