@@ -58,6 +58,9 @@ beforeAll(async () => {
   t = await createTestApp();
   ({ a, b, owner, memberHeaders: member, outsider } = await seedTwoProjects(t.db, t.app, 'sms-'));
   Object.assign(ids, await seedApproved(a.projectId));
+  // These tests drive the worker themselves, each pass at the moment it names.
+  await t.app.ready();
+  await t.app.runtime.sms.sender.stop();
 });
 afterAll(() => t?.app.close());
 
