@@ -20,6 +20,7 @@ import { opendockPlatformRoutes } from './opendock/platform/platform.routes';
 import { projectsRoutes } from './projects/projects.routes';
 import { reportsRoutes } from './reports/reports.routes';
 import { smsReviewRoutes } from './sms/sms-review.routes';
+import { smsRulesRoutes } from './sms/sms-rules.routes';
 import { smsSettingsRoutes } from './sms/sms-settings.routes';
 import { speechProvidersRoutes } from './speech-providers/speech-providers.routes';
 import { speechSettingsRoutes } from './speech-settings/speech-settings.routes';
@@ -62,5 +63,6 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   webhooksRoutes,
   smsReviewRoutes,
   smsSettingsRoutes,
+  smsRulesRoutes,
   reportsRoutes,
 ];

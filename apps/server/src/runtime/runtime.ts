@@ -183,7 +183,6 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     resolveRecognizer: recognizerResolver(db, env),
     resolveSynthesizer: synthesizerResolver(db, env),
     embedderFor,
-    sms: providers.sms,
     recordings,
     onError: (err, context) => log.warn({ err, context }, 'call step failed'),
   });
