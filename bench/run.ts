@@ -18,6 +18,7 @@ import { ensureBuilt } from './src/lib/server';
 import { opendockBenchmark } from './src/opendock';
 import { reportsBenchmark } from './src/reports';
 import { sipBenchmark } from './src/sip';
+import { smsRateBenchmark } from './src/sms-rate';
 import { speechBenchmark } from './src/speech';
 import { startupBenchmark } from './src/startup';
 import { webhooksBenchmark } from './src/webhooks';
@@ -110,6 +111,12 @@ const benchmarks: Benchmark[] = [
     about:
       'webhook delivery p95 at 1,000 events/s for 30 s into a local receiver, 0 lost and 0 duplicated across a dispatcher restart, against the receiver hit directly',
     run: webhooksBenchmark,
+  },
+  {
+    name: 'sms-rate',
+    about:
+      "the SMS sending worker through the Aliyun client never exceeds the provider's rate and uses most of it, against the unpaced machine",
+    run: smsRateBenchmark,
   },
 ];
 

@@ -243,3 +243,22 @@ export async function tableCounts(db: Database) {
   }
   return counts;
 }
+
+/**
+ * The cast of an isolation test: project A with its owner and a plain member, and an outsider who
+ * owns project B. Each user's e-mail starts with `prefix` so several files can share a database.
+ */
+export async function seedTwoProjects(db: Database, app: Injectable, prefix = '') {
+  const a = await seedUser(db, { email: `${prefix}owner@example.com` });
+  const m = await seedUser(db, { email: `${prefix}member@example.com`, project: null });
+  await db.insert(memberships).values({ projectId: a.projectId, userId: m.userId, role: 'member' });
+  const b = await seedUser(db, { email: `${prefix}other@example.com` });
+  return {
+    a,
+    b,
+    member: m,
+    owner: await loginAs(app, `${prefix}owner@example.com`),
+    memberHeaders: await loginAs(app, `${prefix}member@example.com`),
+    outsider: await loginAs(app, `${prefix}other@example.com`),
+  };
+}

@@ -19,6 +19,7 @@ import { opendockRoutes } from './opendock/opendock.routes';
 import { opendockPlatformRoutes } from './opendock/platform/platform.routes';
 import { projectsRoutes } from './projects/projects.routes';
 import { reportsRoutes } from './reports/reports.routes';
+import { smsMessagesRoutes } from './sms/sms-messages.routes';
 import { smsReviewRoutes } from './sms/sms-review.routes';
 import { smsRulesRoutes } from './sms/sms-rules.routes';
 import { smsSettingsRoutes } from './sms/sms-settings.routes';
@@ -61,6 +62,7 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   opendockPlatformRoutes,
   opendockRoutes,
   webhooksRoutes,
+  smsMessagesRoutes,
   smsReviewRoutes,
   smsSettingsRoutes,
   smsRulesRoutes,

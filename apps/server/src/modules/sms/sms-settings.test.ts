@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, loginAs, seedUser, testEnv } from '../../../test/helpers';
-import { memberships, smsSettings } from '../../db/schema';
+import { createTestApp, seedTwoProjects, testEnv } from '../../../test/helpers';
+import { smsSettings } from '../../db/schema';
 import { loadAppSecret } from '../../lib/secret-box';
 import { smsProviderCredentials } from './sms-settings';
 
@@ -15,13 +15,7 @@ let outsider: Headers;
 
 beforeAll(async () => {
   t = await createTestApp();
-  a = await seedUser(t.db, { email: 'owner@example.com' });
-  const m = await seedUser(t.db, { email: 'member@example.com', project: null });
-  await t.db.insert(memberships).values({ projectId: a.projectId, userId: m.userId, role: 'member' });
-  await seedUser(t.db, { email: 'other@example.com' });
-  owner = await loginAs(t.app, 'owner@example.com');
-  member = await loginAs(t.app, 'member@example.com');
-  outsider = await loginAs(t.app, 'other@example.com');
+  ({ a, owner, memberHeaders: member, outsider } = await seedTwoProjects(t.db, t.app));
 });
 afterAll(() => t?.app.close());
 
