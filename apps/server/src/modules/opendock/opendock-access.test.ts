@@ -262,7 +262,7 @@ async function seedProject(email: string, phone: string): Promise<Ids> {
   await t.db.insert(smsSignatures).values({
     id: signatureId,
     projectId: owner.projectId,
-    name: '星河宽带',
+    name: '接口测试',
     source: 'enterprise',
     status: 'approved',
   });
@@ -279,10 +279,10 @@ async function seedProject(email: string, phone: string): Promise<Ids> {
     id: smsId,
     projectId: owner.projectId,
     phone: '13500135000',
-    signatureName: '星河宽带',
+    signatureName: '接口测试',
     templateName: '通知',
     templateType: 'notification',
-    content: '【星河宽带】您的宽带已开通。',
+    content: '【接口测试】您的宽带已开通。',
     provider: 'outbox',
     status: 'delivered',
     source: 'api',

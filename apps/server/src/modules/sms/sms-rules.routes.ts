@@ -22,7 +22,7 @@ const guarded = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 40
 const ruleParams = projectIdParams.extend({ ruleId: z.string().min(1).max(64) });
 
 /** 跟进短信 of an assistant or a task (the assistant edit page and the task page show them). */
-export const smsRulesRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db, runtime }) => {
+export const smsRulesRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db }) => {
   const tags = ['短信管理'];
   const security = [{ bearerAuth: [] }];
   const base = '/api/project/:projectId/sms/follow-up-rules';
@@ -53,8 +53,7 @@ export const smsRulesRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, 
         response: { 200: envelope(smsFollowUpRule), ...guarded },
       },
     },
-    async (req) =>
-      ok(await createFollowUpRule(db, requireProject(req).id, req.body, new Date(runtime.clock.now()))),
+    async (req) => ok(await createFollowUpRule(db, requireProject(req).id, req.body)),
   );
   app.put(
     `${base}/:ruleId`,
