@@ -203,7 +203,6 @@ async function dialerRun(
         resolveRecognizer: async () => null,
         resolveSynthesizer: async () => null,
         embedderFor: async () => undefined,
-        sms: { send: async () => {} },
         onError: (err) => run.errors.push(err),
       }),
       carrier,

@@ -225,7 +225,6 @@ export async function flowCallsBenchmark(): Promise<BudgetResult[]> {
         resolveRecognizer: async () => null,
         resolveSynthesizer: async () => null,
         embedderFor: async () => undefined,
-        sms: { send: async () => {} },
         recordings,
         onError,
       }),

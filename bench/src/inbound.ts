@@ -269,7 +269,6 @@ export async function inboundBenchmark(): Promise<BudgetResult[]> {
         resolveRecognizer: async () => null,
         resolveSynthesizer: async () => null,
         embedderFor: async () => undefined,
-        sms: { send: async () => {} },
         onError,
       }),
       carrier,

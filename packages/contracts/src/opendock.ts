@@ -18,6 +18,7 @@ export const OPENDOCK_TAGS = {
   assistants: '开放接口 · 智能小助手',
   knowledge: '开放接口 · 知识库',
   doNotCall: '开放接口 · 免打扰名单',
+  sms: '开放接口 · 短信',
 } as const;
 
 // ---------------------------------------------------------------------------------------------
@@ -38,6 +39,9 @@ export const openKnowledgeBaseIdParams = z.object({
 });
 export const openKnowledgeDocumentParams = openKnowledgeBaseIdParams.extend({
   documentId: entityId('文档 ID').meta({ description: '文档 ID（上传应答 accepted[].id）' }),
+});
+export const openSmsIdParams = z.object({
+  smsId: entityId('短信 ID').meta({ description: '短信记录 ID（发送短信应答的 id）' }),
 });
 export const openDoNotCallPhoneParams = z.object({
   phone: entityId('号码').meta({ description: '要移出的号码，如 13800138000', example: '13800138000' }),

@@ -262,7 +262,26 @@ export const smsFollowUpRule = z
     templateName: z.string(),
     variableMap: z.record(z.string(), smsVariableSource),
     enabled: z.boolean(),
+    /**
+     * Why the rule cannot send now, in Chinese (签名/模板 not 已通过, or deleted); null when it can.
+     * A rule is saved before its template is approved, so the list says what is still missing.
+     */
+    problem: z.string().nullable(),
     createdAt: z.iso.datetime(),
   })
   .meta({ id: 'SmsFollowUpRule' });
+
+export const smsFollowUpRuleListQuery = z.object({
+  ownerType: z.enum(['assistant', 'task'], { error: '规则须属于助手或任务' }),
+  ownerId: entityId('助手或任务'),
+});
+
+/** What a rule's variable source is called in the console. */
+export const SMS_VARIABLE_SOURCE_LABELS: Record<SmsVariableSource['from'], string> = {
+  call_variable: '通话变量',
+  contact_name: '客户姓名',
+  line_number: '外呼号码',
+  assistant_text: '助手要发送的内容',
+  fixed: '固定值',
+};
 export type SmsFollowUpRule = z.infer<typeof smsFollowUpRule>;

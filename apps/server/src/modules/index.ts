@@ -23,6 +23,7 @@ import { smsMessagesRoutes } from './sms/sms-messages.routes';
 import { smsPushRoutes } from './sms/sms-push.routes';
 import { smsRecordsRoutes } from './sms/sms-records.routes';
 import { smsReviewRoutes } from './sms/sms-review.routes';
+import { smsRulesRoutes } from './sms/sms-rules.routes';
 import { smsSettingsRoutes } from './sms/sms-settings.routes';
 import { speechProvidersRoutes } from './speech-providers/speech-providers.routes';
 import { speechSettingsRoutes } from './speech-settings/speech-settings.routes';
@@ -68,5 +69,6 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   smsRecordsRoutes,
   smsSettingsRoutes,
   smsPushRoutes,
+  smsRulesRoutes,
   reportsRoutes,
 ];

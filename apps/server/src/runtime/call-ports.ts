@@ -10,7 +10,7 @@ import { flowSource } from '../modules/flows/flow-source';
 import { knowledgeSource } from '../modules/knowledge/call-knowledge';
 import type { Embedder } from '../modules/knowledge/embedder';
 import { inboundRoutes } from '../modules/numbers/numbers.service';
-import type { SmsSender } from '../providers';
+import { sendCallSms, sendFollowUpSms } from '../modules/sms/sms-follow-up';
 
 /** The modules' implementations of the engine's ports, wired once (the runtime, and the benchmarks). */
 export function createCallPorts(options: {
@@ -20,7 +20,6 @@ export function createCallPorts(options: {
   resolveRecognizer: RecognizerResolver;
   resolveSynthesizer: SynthesizerResolver;
   embedderFor: (projectId: string) => Promise<Embedder | undefined>;
-  sms: SmsSender;
   /** Where uploaded flow prompts are stored (beside the recordings); absent, none is found (benchmarks). */
   recordings?: RecordingStore;
   onError: (err: unknown, context: string) => void;
@@ -39,18 +38,13 @@ export function createCallPorts(options: {
     recorder: options.repository,
     inbound: inboundRoutes(db),
     actions: {
-      // Until SMS management exists, a follow-up SMS waits in the outbox with its template and values.
-      sendSms: (request) =>
-        options.sms.send({
-          to: request.to,
-          text: request.variables.content,
-          meta: {
-            template: request.template,
-            variables: request.variables,
-            projectId: request.projectId,
-            callId: request.callId,
-          },
-        }),
+      // Every SMS of a call is a record in the SMS module's queue, sent by its worker.
+      sendSms: async (request) => {
+        await sendCallSms(db, request, { onError: options.onError });
+      },
+      afterCall: async (call) => {
+        await sendFollowUpSms(db, call, { onError: options.onError });
+      },
     },
   };
 }

@@ -230,7 +230,6 @@ export function createRuntime({
     resolveRecognizer: recognizerResolver(db, env),
     resolveSynthesizer: synthesizerResolver(db, env),
     embedderFor,
-    sms: providers.sms,
     recordings,
     onError: (err, context) => log.warn({ err, context }, 'call step failed'),
   });

@@ -59,6 +59,7 @@ describe('inbound calls in the engine', () => {
       'turn',
       `end ${call?.endReason}`,
       'analysis',
+      'after call',
       'recording',
     ]);
   });

@@ -155,6 +155,7 @@ describe('a call answered by a flow', () => {
       'step',
       'end completed',
       'analysis',
+      'after call',
       'recording',
     ]);
     // No assistant talked: a summary of the path, no grade.

@@ -163,6 +163,11 @@ export type CallSmsRequest = {
 /** What happens after a call, once it is analysed: the session's actions. */
 export interface PostCallActions {
   sendSms(request: CallSmsRequest): Promise<void>;
+  /**
+   * The call is over and its analysis stored (grade, summary): follow-up work that reads them, such
+   * as the follow-up SMS rules of its assistant and task.
+   */
+  afterCall(call: { projectId: string; callId: string }): Promise<void>;
 }
 
 /** Call flows (通话流程) as calls run them. */

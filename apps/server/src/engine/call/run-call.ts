@@ -350,6 +350,11 @@ export async function afterCall(deps: CallDeps, ending: CallEnding): Promise<voi
       }
     }
   }
+  try {
+    await io(ports.actions.afterCall({ projectId, callId }));
+  } catch (err) {
+    deps.onError?.(err, 'after_call');
+  }
   if (ending.recorded && (turns.length > 0 || lineRecorded)) {
     await io(ports.recorder.recordingPending(projectId, callId, lineRecorded ? 'line' : 'mix'));
     deps.onRecordingPending?.();

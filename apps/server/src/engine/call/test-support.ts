@@ -147,6 +147,9 @@ export function memoryPorts(
         memory.sms.push(request);
         memory.writes.push('sms');
       },
+      afterCall: async () => {
+        memory.writes.push('after call');
+      },
     },
   };
   return { callPorts, memory };

@@ -21,6 +21,9 @@ import {
   knowledgeBases,
   knowledgeDocuments,
   knowledgeSegments,
+  smsMessages,
+  smsSignatures,
+  smsTemplates,
   taskContacts,
 } from '../../db/schema';
 import { VirtualClock } from '../../engine/clock';
@@ -45,6 +48,9 @@ type Ids = {
   knowledgeBaseId: string;
   documentId: string;
   phone: string;
+  signatureId: string;
+  templateId: string;
+  smsId: string;
 };
 type Request = { url: string; payload?: object | Buffer; headers?: Record<string, string> };
 type Operation = {
@@ -194,6 +200,21 @@ const OPERATIONS: Operation[] = [
     scope: ['do_not_call', 'write'],
     request: (ids) => ({ url: `${V1}/do-not-call/${ids.phone}` }),
   },
+  {
+    method: 'POST',
+    path: '/sms',
+    scope: ['sms', 'write'],
+    request: (ids) => ({
+      url: `${V1}/sms`,
+      payload: { phone: '13500135009', signatureId: ids.signatureId, templateId: ids.templateId },
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/sms/{smsId}',
+    scope: ['sms', 'read'],
+    request: (ids) => ({ url: `${V1}/sms/${ids.smsId}` }),
+  },
 ];
 
 const label = (op: Operation) => `${op.method} ${V1}${op.path}`;
@@ -236,6 +257,36 @@ async function seedProject(email: string, phone: string): Promise<Ids> {
     startedAt: new Date(Date.parse('2026-03-02T10:00:00+08:00')),
   });
   await t.db.insert(doNotCall).values({ projectId: owner.projectId, phone, source: 'manual' });
+  const signatureId = randomUUID();
+  const templateId = randomUUID();
+  await t.db.insert(smsSignatures).values({
+    id: signatureId,
+    projectId: owner.projectId,
+    name: '接口测试',
+    source: 'enterprise',
+    status: 'approved',
+  });
+  await t.db.insert(smsTemplates).values({
+    id: templateId,
+    projectId: owner.projectId,
+    name: '通知',
+    type: 'notification',
+    content: '您的宽带已开通。',
+    status: 'approved',
+  });
+  const smsId = randomUUID();
+  await t.db.insert(smsMessages).values({
+    id: smsId,
+    projectId: owner.projectId,
+    phone: '13500135000',
+    signatureName: '接口测试',
+    templateName: '通知',
+    templateType: 'notification',
+    content: '【接口测试】您的宽带已开通。',
+    provider: 'outbox',
+    status: 'delivered',
+    source: 'api',
+  });
   const [document] = await t.db
     .select({ id: knowledgeDocuments.id })
     .from(knowledgeDocuments)
@@ -248,6 +299,9 @@ async function seedProject(email: string, phone: string): Promise<Ids> {
     knowledgeBaseId: demo.knowledgeBaseId,
     documentId: document!.id,
     phone,
+    signatureId,
+    templateId,
+    smsId,
   };
 }
 
@@ -264,6 +318,7 @@ async function snapshot(projectId: string): Promise<string> {
     knowledgeBases,
     knowledgeDocuments,
     knowledgeSegments,
+    smsMessages,
   ] as const;
   const parts: unknown[] = [];
   for (const table of tables) {
@@ -364,7 +419,15 @@ describe('scopes and isolation of every /opendock/v1 operation', () => {
         expect(res.status, res.body).toBe(400);
         expect(JSON.parse(res.body).message).toBe('小助手不存在或已删除');
       }
-      for (const id of [b.assistantId, b.taskId, b.callId, b.knowledgeBaseId, b.documentId, b.projectId]) {
+      for (const id of [
+        b.assistantId,
+        b.taskId,
+        b.callId,
+        b.knowledgeBaseId,
+        b.documentId,
+        b.projectId,
+        b.smsId,
+      ]) {
         expect(res.body).not.toContain(id);
       }
       if (op.path === '/do-not-call' && op.method === 'GET') expect(res.body).not.toContain(b.phone);

@@ -4,6 +4,7 @@ import { openAssistantsRoutes } from './open-assistants.routes';
 import { openCallsRoutes } from './open-calls.routes';
 import { openDoNotCallRoutes } from './open-do-not-call.routes';
 import { openKnowledgeRoutes } from './open-knowledge.routes';
+import { openSmsRoutes } from './open-sms.routes';
 import { openTasksRoutes } from './open-tasks.routes';
 
 /**
@@ -18,6 +19,7 @@ export const opendockRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, 
     openAssistantsRoutes,
     openKnowledgeRoutes,
     openDoNotCallRoutes,
+    openSmsRoutes,
   ]) {
     await app.register(resource, options);
   }

@@ -57,7 +57,7 @@ const DESCRIPTION = `客户自有系统（CRM、订单系统等）调用的开�
 
 **事件**：通话与任务的状态变化通过 Webhook 推送（控制台「开发者选项 → Webhooks」），无需轮询。
 
-**短信**：短信管理上线后提供发送短信接口，目前暂未开放。`;
+**短信**：\`POST /opendock/v1/sms\` 用已通过审核的签名与模板发送短信，\`GET /opendock/v1/sms/{smsId}\` 查询状态；免打扰、每号码每日上限与推广短信的发送时段与控制台相同。`;
 
 /**
  * The open API's own OpenAPI 3.1 document, cut from the whole generated one (app.swagger(), built

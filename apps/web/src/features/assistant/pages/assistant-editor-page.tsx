@@ -4,6 +4,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { toast } from 'sonner';
 import { FeatureUnavailableAlert } from '@/components/feature-unavailable-alert';
+import { SmsFollowUpCard } from '@/entities/sms-follow-up/components/sms-follow-up-card';
 import { useFeatureAvailable } from '@/hooks/use-feature-available';
 import { useUnsavedChangesGuard } from '@/hooks/use-unsaved-changes-guard';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
@@ -164,22 +165,31 @@ function AssistantEditor({ assistant }: { assistant: AssistantDetail | undefined
       </header>
       {!assistant && <FeatureUnavailableAlert feature="assistant" />}
       <div className="flex min-h-0 flex-1 gap-4">
-        <Form<AssistantFormValues>
-          form={form}
-          layout="vertical"
-          className="min-w-0 flex-1"
-          initialValues={assistant ? toFormValues(assistant) : emptyAssistantForm()}
-          onValuesChange={() => setDirty(true)}
-          onFinish={save}
-        >
-          <AssistantEditorForm
+        <div className="flex min-w-0 flex-1 flex-col gap-4">
+          <Form<AssistantFormValues>
             form={form}
-            projectId={projectId}
-            assistantId={assistant?.id}
-            onEdited={() => setDirty(true)}
-            onManageSpeechProviders={() => setDialog('speechProviders')}
-          />
-        </Form>
+            layout="vertical"
+            className="min-w-0 flex-1"
+            initialValues={assistant ? toFormValues(assistant) : emptyAssistantForm()}
+            onValuesChange={() => setDirty(true)}
+            onFinish={save}
+          >
+            <AssistantEditorForm
+              form={form}
+              projectId={projectId}
+              assistantId={assistant?.id}
+              onEdited={() => setDirty(true)}
+              onManageSpeechProviders={() => setDialog('speechProviders')}
+            />
+          </Form>
+          {assistant && (
+            <SmsFollowUpCard
+              projectId={projectId}
+              owner={{ ownerType: 'assistant', ownerId: assistant.id }}
+              variableNames={assistant.config.variables.map((variable) => variable.name)}
+            />
+          )}
+        </div>
         {chatOpen && (
           <aside className="sticky top-4 flex h-[calc(100vh-8rem)] w-[420px] shrink-0 flex-col rounded-lg border border-gray-200 bg-white p-4">
             {assistant ? (

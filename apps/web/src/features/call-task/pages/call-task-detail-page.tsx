@@ -3,6 +3,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { Alert, Button, Modal, Tabs } from 'antd';
 import { useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
+import { SmsFollowUpCard } from '@/entities/sms-follow-up/components/sms-follow-up-card';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
 import { taskKeys } from '../api/call-task-query-keys';
 import { useCallTask } from '../api/get-call-task';
@@ -129,6 +130,17 @@ export function CallTaskDetailPage() {
               ),
             },
             { key: 'settings', label: '任务设置', children: <CallTaskSettingsSummary task={detail} /> },
+            {
+              key: 'sms',
+              label: '跟进短信',
+              children: (
+                <SmsFollowUpCard
+                  projectId={projectId}
+                  owner={{ ownerType: 'task', ownerId: detail.id }}
+                  variableNames={variables}
+                />
+              ),
+            },
           ]}
         />
       </section>

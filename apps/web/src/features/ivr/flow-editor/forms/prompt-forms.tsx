@@ -137,7 +137,7 @@ export function SmsForm({ node, errors, set }: NodeFormProps<'sms'>) {
         onChange={(content) => set({ content }, 'content')}
         error={errors.content}
         maxLength={500}
-        extra="短信管理上线前进入发件箱"
+        extra="自由文本，记入短信发送记录；运营商只接收已审核的模板，故仅开发发件箱会发出"
       />
     </>
   );
