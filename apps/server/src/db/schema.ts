@@ -1353,6 +1353,10 @@ export const smsMessages = pgTable(
     index('sms_messages_provider_id_idx').on(t.provider, t.providerMessageId),
     index('sms_messages_due_idx').on(t.sendAfter).where(sql`${t.status} in ('queued', 'waiting')`),
     index('sms_messages_call_idx').on(t.callId),
+    // One SMS per follow-up rule and call, even when two analyses of the call finish together.
+    uniqueIndex('sms_messages_call_rule_idx')
+      .on(t.callId, t.ruleId)
+      .where(sql`${t.callId} is not null and ${t.ruleId} is not null`),
   ],
 );
 

@@ -4,7 +4,7 @@ import type { Database } from '../../db/client';
 import { calls, smsFollowUpRules, smsMessages } from '../../db/schema';
 import type { CallSmsRequest } from '../../engine/call/ports';
 import { AppError } from '../../lib/errors';
-import { enqueueFreeText, enqueueSms } from './sms-send.service';
+import { enqueueFreeText, enqueueSms, recordUnsendable } from './sms-send.service';
 
 /**
  * The SMS of a call, all through the SMS module's queue: the assistant's send_sms (its 'requested'
@@ -147,10 +147,25 @@ async function sendByRules(
       handled++;
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      options.onError?.(
-        new Error(`跟进短信规则 ${rule.id} 未发送：${err.message}`, { cause: err }),
-        'sms_rule',
+      // Recorded as 未发送 with the reason: the operator finds it in 发送记录 and fixes the rule.
+      sent.push(
+        await recordUnsendable(
+          db,
+          {
+            projectId: call.projectId,
+            phone: to,
+            signatureId: rule.signatureId,
+            templateId: rule.templateId,
+            source,
+            callId: call.id,
+            taskId: call.taskId,
+            ruleId: rule.id,
+            reason: `跟进规则未能发送：${err.message}`,
+          },
+          options.now?.(),
+        ),
       );
+      handled++;
     }
   }
   return { sent, handled };

@@ -244,4 +244,28 @@ describe('SMS of a call', () => {
       .where(and(eq(smsMessages.callId, callId), eq(smsMessages.ruleId, rule.id)));
     expect(byRule).toHaveLength(1);
   });
+
+  it('records a rule that cannot send as 未发送 with the reason, once', async () => {
+    const [sent] = await t.db.select().from(smsMessages).where(eq(smsMessages.source, 'follow_up')).limit(1);
+    const callId = sent!.callId!;
+    const { signatureId: draftSignature, templateId: draftTemplate } = await approved(
+      a.projectId,
+      '您好，感谢接听。',
+      'draft',
+    );
+    const rule = (
+      await send('POST', base(), owner, {
+        ...gradeRule(),
+        signatureId: draftSignature,
+        templateId: draftTemplate,
+        variableMap: {},
+      })
+    ).json().data;
+    expect(rule.problem).not.toBeNull();
+    const [blocked] = await sendFollowUpSms(t.db, { projectId: a.projectId, callId });
+    expect(blocked).toMatchObject({ status: 'blocked', ruleId: rule.id, callId, source: 'follow_up' });
+    expect(blocked!.errorMessage).toMatch(/^跟进规则未能发送：签名【.+】尚未通过审核/);
+    expect(await sendFollowUpSms(t.db, { projectId: a.projectId, callId })).toEqual([]);
+    await send('DELETE', `${base()}/${rule.id}`, owner);
+  });
 });

@@ -231,6 +231,54 @@ export async function enqueueSms(
   return toSmsMessage(row!);
 }
 
+/**
+ * A send that could not even be queued (a follow-up rule whose template is no longer approved, a
+ * variable the call had no value for, a callee who is not a mobile): recorded as 未发送 with the
+ * reason, so the operator sees it in 发送记录 rather than a log line nobody reads.
+ */
+export async function recordUnsendable(
+  db: Database,
+  input: Omit<EnqueueSmsInput, 'variables'> & { reason: string },
+  now = new Date(),
+): Promise<SmsMessage> {
+  const [[signature], [template], settings] = await Promise.all([
+    db
+      .select({ name: smsSignatures.name })
+      .from(smsSignatures)
+      .where(and(eq(smsSignatures.projectId, input.projectId), eq(smsSignatures.id, input.signatureId))),
+    db
+      .select({ name: smsTemplates.name, type: smsTemplates.type, content: smsTemplates.content })
+      .from(smsTemplates)
+      .where(and(eq(smsTemplates.projectId, input.projectId), eq(smsTemplates.id, input.templateId))),
+    smsSendingSettings(db, input.projectId),
+  ]);
+  const [row] = await db
+    .insert(smsMessages)
+    .values({
+      id: randomUUID(),
+      projectId: input.projectId,
+      phone: normalizeMobile(input.phone.trim()).slice(0, 20),
+      signatureId: signature ? input.signatureId : null,
+      signatureName: signature?.name ?? '',
+      templateId: template ? input.templateId : null,
+      templateName: template?.name ?? '（模板已删除）',
+      templateType: template?.type ?? 'notification',
+      content: template?.content ?? '',
+      parts: 0,
+      provider: settings.provider,
+      ...initialState('notification', now, input.reason),
+      source: input.source,
+      callId: input.callId ?? null,
+      taskId: input.taskId ?? null,
+      batchId: input.batchId ?? null,
+      ruleId: input.ruleId ?? null,
+      createdBy: input.createdBy ?? null,
+      createdAt: now,
+    })
+    .returning();
+  return toSmsMessage(row!);
+}
+
 export const FREE_TEXT_LABELS: Record<'assistant' | 'flow', string> = {
   assistant: '助手请求（自由文本）',
   flow: '通话流程短信（自由文本）',

@@ -1,0 +1,1 @@
+CREATE UNIQUE INDEX "sms_messages_call_rule_idx" ON "sms_messages" USING btree ("call_id","rule_id") WHERE "sms_messages"."call_id" is not null and "sms_messages"."rule_id" is not null;
