@@ -19,6 +19,7 @@ import { opendockRoutes } from './opendock/opendock.routes';
 import { opendockPlatformRoutes } from './opendock/platform/platform.routes';
 import { projectsRoutes } from './projects/projects.routes';
 import { reportsRoutes } from './reports/reports.routes';
+import { smsBatchesRoutes } from './sms/sms-batches.routes';
 import { smsReviewRoutes } from './sms/sms-review.routes';
 import { smsSettingsRoutes } from './sms/sms-settings.routes';
 import { speechProvidersRoutes } from './speech-providers/speech-providers.routes';
@@ -62,5 +63,6 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   webhooksRoutes,
   smsReviewRoutes,
   smsSettingsRoutes,
+  smsBatchesRoutes,
   reportsRoutes,
 ];
