@@ -56,15 +56,13 @@ beforeAll(async () => {
   owner = await loginAs(t.app, 'owner@example.com');
   outsider = await loginAs(t.app, 'other@example.com');
   signatureId = randomUUID();
-  await t.db
-    .insert(smsSignatures)
-    .values({
-      id: signatureId,
-      projectId: a.projectId,
-      name: '云呼科技',
-      source: 'enterprise',
-      status: 'approved',
-    });
+  await t.db.insert(smsSignatures).values({
+    id: signatureId,
+    projectId: a.projectId,
+    name: '云呼科技',
+    source: 'enterprise',
+    status: 'approved',
+  });
   noticeId = await template(a.projectId, 'notification', '尊敬的${name}，您的订单金额${amount}元已确认。');
   marketingId = await template(a.projectId, 'marketing', '${name}您好，双十一全场五折，回T退订');
   draftId = await template(a.projectId, 'notification', '您好${name}', 'draft');
