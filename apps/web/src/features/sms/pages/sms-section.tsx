@@ -2,6 +2,9 @@ import { Navigate, Route, Routes } from 'react-router';
 import { paths } from '@/config/paths';
 import { SmsSectionLayout } from '../components/sms-section-layout';
 import { SmsComingSoonPage } from './sms-coming-soon-page';
+import { SmsOptOutPage } from './sms-opt-out-page';
+import { SmsSendPage } from './sms-send-page';
+import { SmsSettingsPage } from './sms-settings-page';
 import { SmsSignaturePage } from './sms-signature-page';
 import { SmsTemplatePage } from './sms-template-page';
 
@@ -13,15 +16,7 @@ export function SmsSection() {
         <Route index element={<Navigate to={paths.smsSignature} replace />} />
         <Route path="signature" element={<SmsSignaturePage />} />
         <Route path="template" element={<SmsTemplatePage />} />
-        <Route
-          path="send"
-          element={
-            <SmsComingSoonPage
-              title="发送短信"
-              description="选择已通过的签名和模板，填写变量后向单个号码或号码列表发送，推广短信只在允许的时段发出"
-            />
-          }
-        />
+        <Route path="send" element={<SmsSendPage />} />
         <Route
           path="record"
           element={
@@ -32,6 +27,8 @@ export function SmsSection() {
           path="statistics"
           element={<SmsComingSoonPage title="数据统计" description="按日统计发送量、成功率和计费条数" />}
         />
+        <Route path="opt-outs" element={<SmsOptOutPage />} />
+        <Route path="settings" element={<SmsSettingsPage />} />
         <Route path="*" element={<Navigate to={paths.smsSignature} replace />} />
       </Routes>
     </SmsSectionLayout>
