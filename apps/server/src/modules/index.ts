@@ -20,6 +20,7 @@ import { opendockPlatformRoutes } from './opendock/platform/platform.routes';
 import { projectsRoutes } from './projects/projects.routes';
 import { reportsRoutes } from './reports/reports.routes';
 import { smsBatchesRoutes } from './sms/sms-batches.routes';
+import { smsMessagesRoutes } from './sms/sms-messages.routes';
 import { smsReviewRoutes } from './sms/sms-review.routes';
 import { smsSettingsRoutes } from './sms/sms-settings.routes';
 import { speechProvidersRoutes } from './speech-providers/speech-providers.routes';
@@ -61,6 +62,7 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   opendockPlatformRoutes,
   opendockRoutes,
   webhooksRoutes,
+  smsMessagesRoutes,
   smsReviewRoutes,
   smsSettingsRoutes,
   smsBatchesRoutes,

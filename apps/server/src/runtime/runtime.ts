@@ -41,6 +41,10 @@ import { embedderForProject } from '../modules/knowledge/embedder';
 import { startKnowledgeWorker } from '../modules/knowledge/worker';
 import { DEFAULT_CALLIN_CAP } from '../modules/numbers/numbers.service';
 import { processDirty, RollupWorker } from '../modules/reports/rollup-worker';
+import { createOutboxSmsClient } from '../modules/sms/providers/outbox';
+import type { SmsClientResolver } from '../modules/sms/providers/types';
+import { smsSendingSettings } from '../modules/sms/sms-send.service';
+import { SmsSender } from '../modules/sms/sms-sender';
 import {
   createVoiceResolver,
   type NamedVoice,
@@ -175,6 +179,14 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     vacuum: database.kind === 'pglite',
   });
   let stopOutboxListener: (() => Promise<void>) | undefined;
+  /** The project's SMS provider client. Cloud providers are wired in modules/sms/sms-clients.ts. */
+  const smsClients: SmsClientResolver = async (projectId) => {
+    const { provider } = await smsSendingSettings(db, projectId);
+    if (provider === 'outbox') return createOutboxSmsClient(providers.sms);
+    throw new Error(`SMS provider ${provider} is not wired in this build`);
+  };
+  /** Sends queued SMS where the engine runs; other processes' sends wait for its next poll. */
+  const smsSender = new SmsSender({ db, clients: smsClients, log });
   const embedderFor = (projectId: string) => embedderForProject(db, secret, projectId);
   const ports: CallPorts = createCallPorts({
     db,
@@ -699,6 +711,8 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     voices,
     /** The webhook outbox of this process and its dispatcher (started where the engine runs). */
     webhooks: { outbox, dispatcher: webhookDispatcher },
+    /** SMS: the provider client of a project, and the sending worker (woken when one is queued). */
+    sms: { clients: smsClients, sender: smsSender, wake: () => smsSender.wake() },
     /** Trunk status and 测试呼叫 (runtime/trunk-control.ts): the SIP runtime's once it runs here. */
     get trunks(): TrunkControl {
       return trunkControl();
@@ -871,6 +885,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
       }
       webhookDispatcher.start();
       webhookDispatcher.sweep().catch(onError);
+      smsSender.start();
       if (env.TELEPHONY === 'sip') await startSip();
       await requests.serve(database, runRequest);
       dialer?.start();
@@ -897,6 +912,7 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
       await sip?.stop();
       await recordingWorker.stop();
       await rollupWorker.stop();
+      await smsSender.stop();
       // Last: the calls winding down above still enqueue their events; what is in flight is
       // delivered and recorded, what is not stays pending for the next process.
       await stopOutboxListener?.().catch(onError);

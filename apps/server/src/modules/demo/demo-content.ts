@@ -1,7 +1,10 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: SMS templates write their variables as ${name}.
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { assistantConfig } from '@callpilot/contracts';
 import type { Database } from '../../db/client';
+import { smsFollowUpRules, smsSignatures, smsTemplates } from '../../db/schema';
 import { serverRoot } from '../../lib/paths';
 import { createAssistant, publishAssistant } from '../assistants/assistants.service';
 import { findTemplate } from '../assistants/assistants.templates';
@@ -77,5 +80,65 @@ export async function seedDemoContent(db: Database, projectId: string, userId: s
       key,
     );
   }
+  await seedDemoSms(db, projectId, userId, broadband.id);
   return { knowledgeBaseId: base.id, publishedAssistantId: broadband.id };
+}
+
+/**
+ * 短信管理 ready to try: a signature and two templates already approved (as the platform's
+ * reviewer would, since the demo sends through the development outbox only), and a follow-up rule
+ * on the broadband assistant, so a test call graded A or B leaves an SMS record to open.
+ */
+async function seedDemoSms(db: Database, projectId: string, userId: string, assistantId: string) {
+  const now = new Date();
+  const reviewed = {
+    status: 'approved' as const,
+    provider: 'outbox',
+    submittedAt: now,
+    reviewedAt: now,
+    createdBy: userId,
+  };
+  const signatureId = randomUUID();
+  await db.insert(smsSignatures).values({
+    id: signatureId,
+    projectId,
+    name: '星河宽带',
+    source: 'enterprise',
+    remark: '演示项目的签名（已由平台审核通过）',
+    ...reviewed,
+  });
+  const templateId = randomUUID();
+  await db.insert(smsTemplates).values([
+    {
+      id: templateId,
+      projectId,
+      name: '回访感谢',
+      type: 'notification',
+      content: '感谢您接听星河宽带回访。套餐、安装、移机问题可致电4008006688咨询，我们随时为您服务。',
+      variables: [],
+      remark: '回访后发送',
+      ...reviewed,
+    },
+    {
+      id: randomUUID(),
+      projectId,
+      name: '提速活动',
+      type: 'marketing',
+      content: '${name}您好，宽带免费提速至1000M活动进行中，详询4008006688。拒收请回复R',
+      variables: ['name'],
+      remark: '活动通知',
+      ...reviewed,
+    },
+  ]);
+  await db.insert(smsFollowUpRules).values({
+    id: randomUUID(),
+    projectId,
+    ownerType: 'assistant',
+    ownerId: assistantId,
+    trigger: 'grade',
+    grades: ['A', 'B'],
+    signatureId,
+    templateId,
+    variableMap: {},
+  });
 }

@@ -10,27 +10,25 @@ import {
   type SmsBatchPreview,
   type SmsBatchReject,
   type SmsBatchRejectKind,
-  type SmsTimelineEntry,
   smsTemplateVariables,
 } from '@callpilot/contracts';
-import { and, count, desc, eq, gte, inArray, ne, sql } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import {
-  doNotCall,
-  smsBatches,
-  smsMessages,
-  smsOptOuts,
-  smsSettings,
-  smsSignatures,
-  smsTemplates,
-} from '../../db/schema';
+import { smsBatches, smsMessages, smsSignatures, smsTemplates } from '../../db/schema';
 import { badRequest, conflict, notFound } from '../../lib/errors';
 import { normalizePhone } from '../../lib/phone';
 import type { DownloadFile } from '../../lib/reply';
 import { CSV_CONTENT_TYPE, csvFile } from '../../lib/spreadsheet';
 import type { ContactSheet } from '../tasks/import-parse';
 import { contactIds, textColumn } from '../tasks/import-staging';
-import { chinaDayStartOf, composeSms, marketingSendAfter, waitingDetail } from './sms-compose';
+import { composeSms, marketingSendAfter } from './sms-compose';
+import {
+  approvedSignatureAndTemplate,
+  BLOCK_REASONS,
+  initialState,
+  smsBlockReasons,
+  smsSendingSettings,
+} from './sms-send.service';
 
 /**
  * 批量发送. An upload is parsed once and staged as gzipped JSON under DATA_DIR/sms-batches (no table
@@ -106,29 +104,14 @@ async function sweepStaged(dataDir: string, now: Date) {
   );
 }
 
-/** The signature and the template, both 已通过 and in this project, or 404 / 409 in Chinese. */
+/** The signature and the template, both 已通过 (the single send's own check), and the variables. */
 async function loadApproved(
   db: Database,
   projectId: string,
   signatureId: string,
   templateId: string,
 ): Promise<Approved> {
-  const [[signature], [template]] = await Promise.all([
-    db
-      .select()
-      .from(smsSignatures)
-      .where(and(eq(smsSignatures.id, signatureId), eq(smsSignatures.projectId, projectId)))
-      .limit(1),
-    db
-      .select()
-      .from(smsTemplates)
-      .where(and(eq(smsTemplates.id, templateId), eq(smsTemplates.projectId, projectId)))
-      .limit(1),
-  ]);
-  if (!signature) throw notFound('签名不存在');
-  if (!template) throw notFound('模板不存在');
-  if (signature.status !== 'approved') throw conflict(`签名“${signature.name}”未通过审核，不能发送`);
-  if (template.status !== 'approved') throw conflict(`模板“${template.name}”未通过审核，不能发送`);
+  const { signature, template } = await approvedSignatureAndTemplate(db, projectId, signatureId, templateId);
   const variables = [...new Set(smsTemplateVariables(template.content).map((v) => v.name))];
   return { signature, template, variables };
 }
@@ -177,9 +160,6 @@ export function guessBatchMapping(headers: string[], rows: [number, string[]][],
   }
   return { phone: phone >= 0 ? headers[phone]! : '', variables: mapped };
 }
-
-/** Postgres text[] from one parameter: 100,000 numbers would exceed the parameter limit as a list. */
-const textArray = (values: string[]) => sql`string_to_array(${values.join(',')}, ',')`;
 
 /**
  * Sorts the rows: invalid number (or not a mobile), duplicate of an earlier row, a variable missing
@@ -239,62 +219,24 @@ async function classify(
     candidates.push({ n, phone: normalized.phone, variables: values, ...composed });
   }
 
-  const phones = candidates.map((c) => c.phone);
-  const [settings] = await db
-    .select({ cap: smsSettings.dailyCapPerNumber })
-    .from(smsSettings)
-    .where(eq(smsSettings.projectId, projectId));
-  const cap = settings?.cap ?? 5;
-  const [optedOut, sentToday] =
-    phones.length === 0
-      ? [new Set<string>(), new Map<string, number>()]
-      : await Promise.all([
-          db
-            .select({ phone: smsOptOuts.phone })
-            .from(smsOptOuts)
-            .where(
-              and(eq(smsOptOuts.projectId, projectId), sql`${smsOptOuts.phone} = any(${textArray(phones)})`),
-            )
-            .union(
-              db
-                .select({ phone: doNotCall.phone })
-                .from(doNotCall)
-                .where(
-                  and(
-                    eq(doNotCall.projectId, projectId),
-                    sql`${doNotCall.phone} = any(${textArray(phones)})`,
-                  ),
-                ),
-            )
-            .then((rows) => new Set(rows.map((r) => r.phone))),
-          cap <= 0
-            ? new Map<string, number>()
-            : db
-                .select({ phone: smsMessages.phone, sent: count() })
-                .from(smsMessages)
-                .where(
-                  and(
-                    eq(smsMessages.projectId, projectId),
-                    sql`${smsMessages.phone} = any(${textArray(phones)})`,
-                    gte(smsMessages.createdAt, chinaDayStartOf(now)),
-                    ne(smsMessages.status, 'blocked'),
-                  ),
-                )
-                .groupBy(smsMessages.phone)
-                .then((rows) => new Map(rows.map((r) => [r.phone, r.sent]))),
-        ]);
+  // The single send's own rules (do-not-disturb lists, except for 验证码; the daily cap) over all
+  // numbers at once. Duplicates are already refused, so no row counts towards another's cap.
+  const { dailyCap } = await smsSendingSettings(db, projectId);
+  const blocked = await smsBlockReasons(
+    db,
+    projectId,
+    candidates.map((c) => c.phone),
+    approved.template.type,
+    now,
+    { dailyCap },
+  );
+  const overCap = dailyCap > 0 ? BLOCK_REASONS.dailyCap(dailyCap) : null;
   const accepted: Accepted[] = [];
   for (const c of candidates) {
-    if (optedOut.has(c.phone)) {
-      rejects.push({ n: c.n, kind: 'opted_out', phone: c.phone, reason: '号码在免打扰名单中' });
-    } else if (cap > 0 && (sentToday.get(c.phone) ?? 0) >= cap) {
-      rejects.push({
-        n: c.n,
-        kind: 'over_cap',
-        phone: c.phone,
-        reason: `今日已向该号码发送 ${cap} 条，达到每日上限`,
-      });
-    } else accepted.push(c);
+    const reason = blocked.get(c.phone);
+    if (reason)
+      rejects.push({ n: c.n, kind: reason === overCap ? 'over_cap' : 'opted_out', phone: c.phone, reason });
+    else accepted.push(c);
   }
   rejects.sort((a, b) => a.n - b.n);
   return { accepted, rejects };
@@ -406,16 +348,9 @@ export async function commitBatchUpload(
   try {
     const id = await db.transaction(async (tx) => {
       const { accepted, rejects } = await classify(tx, projectId, staged, mapping, approved, now);
-      const [settings] = await tx
-        .select({ provider: smsSettings.provider })
-        .from(smsSettings)
-        .where(eq(smsSettings.projectId, projectId));
-      const provider = settings?.provider ?? 'outbox';
-      const waitUntil = approved.template.type === 'marketing' ? marketingSendAfter(now) : null;
-      const status = waitUntil ? 'waiting' : 'queued';
-      const timeline: SmsTimelineEntry[] = [
-        { status, at: now.toISOString(), detail: waitUntil ? waitingDetail(waitUntil) : null },
-      ];
+      const { provider } = await smsSendingSettings(tx, projectId);
+      // Every accepted row starts as a single send would at this moment: queued, or waiting until 08:00.
+      const { status, sendAfter, timeline } = initialState(approved.template.type, now, undefined);
       const batchId = randomUUID();
       const rejectRows: SmsBatchReject[] = rejects.map((r) => ({
         row: r.n,
@@ -446,7 +381,7 @@ export async function commitBatchUpload(
             ${approved.signature.name}, ${approved.template.id}, ${approved.template.name},
             ${approved.template.type}, substr(r.variables, 2)::jsonb, substr(r.content, 2),
             substr(r.parts, 2)::int, ${provider}, ${status}, ${JSON.stringify(timeline)}::jsonb,
-            ${(waitUntil ?? now).toISOString()}::timestamptz, 'batch', ${batchId}, ${createdBy},
+            ${sendAfter.toISOString()}::timestamptz, 'batch', ${batchId}, ${createdBy},
             ${now.toISOString()}::timestamptz
           from unnest(
             ${textColumn(ids.slice(i, i + INSERT_BATCH))},

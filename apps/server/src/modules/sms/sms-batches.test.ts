@@ -12,8 +12,11 @@ import { systemClock } from '../../engine/clock';
 type TestApp = Awaited<ReturnType<typeof createTestApp>>;
 type Headers = Record<string, string>;
 
-/** 10:00 China time: inside the 推广 window. */
-const DAYTIME = Date.parse('2026-11-24T10:00:00+08:00');
+/**
+ * 10:00 China time: inside the 推广 window. Years ahead, because the app's sending worker runs on the
+ * real clock: records queued "now" here are never due for it, so the test sees them as committed.
+ */
+const DAYTIME = Date.parse('2030-06-10T10:00:00+08:00');
 let now = DAYTIME;
 const clock = { now: () => now, sleep: systemClock.sleep };
 
@@ -199,21 +202,22 @@ describe('SMS batch send (批量发送)', () => {
     expect(lines[0]).toBe('行号,手机号,原因');
     expect(lines).toHaveLength(9);
     expect(lines[3]).toBe('5,13800138000,与第 2 行号码重复');
-    expect(lines[4]).toBe('6,13900139000,号码在免打扰名单中');
+    expect(lines[4]).toBe('6,13900139000,该号码已回复退订，在短信免打扰名单中');
+    expect(lines[5]).toBe('7,13700137000,该号码在项目免打扰名单中');
     expect(lines[6]).toBe('8,13500135000,缺少变量 amount 的值');
-    expect(lines[8]).toBe('10,13600136000,今日已向该号码发送 5 条，达到每日上限');
+    expect(lines[8]).toBe('10,13600136000,该号码今日已收到 5 条短信，达到每号码每日上限');
 
     const list = await t.app.inject({ method: 'GET', url: `${base()}?page=1&pageSize=10`, headers: owner });
     expect(list.json().data).toMatchObject({ total: 1, items: [{ id: batch.id, fileName: '名单.csv' }] });
   });
 
   it('holds a 推广 batch committed at 21:00 China time until 08:00', async () => {
-    now = Date.parse('2026-11-24T21:00:00+08:00');
+    now = Date.parse('2030-06-10T21:00:00+08:00');
     try {
       const res = await upload('手机号,name\n13100131000,小明\n13200132000,小红', marketingId);
       expect(res.statusCode, res.body).toBe(200);
       const preview = res.json().data;
-      const eight = new Date('2026-11-25T08:00:00+08:00').toISOString();
+      const eight = new Date('2030-06-11T08:00:00+08:00').toISOString();
       expect(preview.sendAfter).toBe(eight);
       const committed = await post(`${base()}/uploads/${preview.uploadId}/commit`, {
         mapping: preview.mapping,
@@ -231,7 +235,7 @@ describe('SMS batch send (批量发送)', () => {
           {
             status: 'waiting',
             at: new Date(now).toISOString(),
-            detail: '推广短信仅在 8:00–20:00（北京时间）发送，将于 11-25 08:00 发出',
+            detail: '推广短信仅在 8:00–20:00（北京时间）发送，将于 06-11 08:00 发出',
           },
         ]);
       }
