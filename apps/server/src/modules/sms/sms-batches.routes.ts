@@ -113,6 +113,8 @@ export const smsBatchesRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app
         req.body.mapping,
         req.user?.id ?? null,
       );
+      // The worker polls anyway; waking it starts the first sends now rather than at its next poll.
+      runtime.sms.wake();
       return reply.code(201).send(ok(batch, 201));
     },
   );

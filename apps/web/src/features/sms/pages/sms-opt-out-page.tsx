@@ -25,6 +25,8 @@ export function SmsOptOutPage() {
   const optOuts = useSmsOptOuts(projectId, params);
   const remove = useRemoveSmsOptOut(projectId);
   const [adding, setAdding] = useState(false);
+  // Taking a number off the list is for owners and admins (the server refuses members too).
+  const canRemove = useUserStore((state) => state.userInfo.isOwnerOrAdmin);
 
   const setQuery = (next: { page?: number; phone?: string }) => {
     const merged = { page, phone, ...next };
@@ -91,22 +93,26 @@ export function SmsOptOutPage() {
             },
             { title: '回复内容', dataIndex: 'reply', render: (reply: string) => reply || '-' },
             { title: '加入时间', dataIndex: 'createdAt', render: (at: string) => formatSmsTime(at) },
-            {
-              title: '操作',
-              render: (_, row) => (
-                <Popconfirm
-                  title={`将 ${row.phone} 移出免打扰名单？`}
-                  description="移出后该号码可以再次收到短信"
-                  okText="移出"
-                  cancelText="取消"
-                  onConfirm={() => remove.mutateAsync(row.phone)}
-                >
-                  <Button type="link" size="small" danger>
-                    移出
-                  </Button>
-                </Popconfirm>
-              ),
-            },
+            ...(canRemove
+              ? [
+                  {
+                    title: '操作',
+                    render: (_: unknown, row: SmsOptOut) => (
+                      <Popconfirm
+                        title={`将 ${row.phone} 移出免打扰名单？`}
+                        description="移出后该号码可以再次收到短信"
+                        okText="移出"
+                        cancelText="取消"
+                        onConfirm={() => remove.mutateAsync(row.phone)}
+                      >
+                        <Button type="link" size="small" danger>
+                          移出
+                        </Button>
+                      </Popconfirm>
+                    ),
+                  },
+                ]
+              : []),
           ]}
         />
       </section>
