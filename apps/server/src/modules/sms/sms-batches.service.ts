@@ -91,15 +91,18 @@ async function readStaged(dataDir: string, projectId: string, uploadId: string):
 const writeStaged = (file: string, staged: Staged) =>
   writeFile(file, gzipSync(JSON.stringify(staged), { level: 1 }));
 
-/** Drops uploads older than a day that were never committed; a failure here never fails an upload. */
-async function sweepStaged(dataDir: string, now: Date) {
+/**
+ * Drops uploads older than a day that were never committed; a failure here never fails an upload.
+ * Files age on the wall clock (their mtime), whatever clock the sends are decided on.
+ */
+async function sweepStaged(dataDir: string, now = Date.now()) {
   const dir = stagingDir(dataDir);
   const names = await readdir(dir).catch(() => [] as string[]);
   await Promise.all(
     names.map(async (name) => {
       const file = path.join(dir, name);
       const info = await stat(file).catch(() => null);
-      if (info && now.getTime() - info.mtimeMs > STAGED_TTL_MS) await rm(file, { force: true });
+      if (info && now - info.mtimeMs > STAGED_TTL_MS) await rm(file, { force: true });
     }),
   );
 }
@@ -302,7 +305,7 @@ export async function createBatchUpload(
     mapping: guessed,
   };
   const result = await classify(db, projectId, staged, guessed, approved, now);
-  await sweepStaged(dataDir, now);
+  await sweepStaged(dataDir);
   await mkdir(stagingDir(dataDir), { recursive: true });
   const uploadId = randomUUID();
   await writeStaged(stagedPath(dataDir, uploadId), staged);

@@ -253,6 +253,37 @@ describe('SMS batch send (批量发送)', () => {
     expect(noPhone.json().message).toContain('未找到手机号列');
   });
 
+  it('answers bad input with a 4xx naming the field, and changes nothing', async () => {
+    const before = await t.db.select({ n: count() }).from(smsBatches);
+    const notMultipart = await post(
+      `${base()}/uploads?signatureId=${signatureId}&templateId=${noticeId}`,
+      {},
+    );
+    expect(notMultipart.statusCode).toBe(400);
+    expect(notMultipart.json().message).toContain('multipart/form-data');
+    const noTemplate = await upload('手机号\n13100131000', '');
+    expect(noTemplate.statusCode).toBe(400);
+    expect(noTemplate.json().message).toContain('模板');
+    const xls = await upload('手机号\n13100131000', noticeId, { fileName: '名单.xls' });
+    expect(xls.statusCode).toBe(400);
+    expect(xls.json().message).toContain('.xls');
+    const uploaded = (await upload('手机号,姓名,金额\n13100131000,小明,1', noticeId)).json().data;
+    for (const mapping of [{}, { phone: '' }, { phone: '手机号', variables: { 不存在: '姓名' } }]) {
+      const res = await post(`${base()}/uploads/${uploaded.uploadId}/commit`, { mapping });
+      expect(res.statusCode, JSON.stringify(mapping)).toBe(400);
+      expect(res.json().message).toMatch(/手机号列|模板没有变量/);
+    }
+    expect((await post(`${base()}/uploads/../../etc/commit`, { mapping: uploaded.mapping })).statusCode).toBe(
+      404,
+    );
+    expect(
+      (await post(`${base()}/uploads/not-a-uuid/commit`, { mapping: uploaded.mapping })).statusCode,
+    ).toBe(404);
+    const noTemplateId = await t.app.inject({ method: 'GET', url: `${base()}/template`, headers: owner });
+    expect(noTemplateId.statusCode).toBe(400);
+    expect(await t.db.select({ n: count() }).from(smsBatches)).toEqual(before);
+  });
+
   it('offers a template with 手机号 and the variables', async () => {
     const res = await t.app.inject({
       method: 'GET',
