@@ -19,6 +19,8 @@ import { opendockBenchmark } from './src/opendock';
 import { reportsBenchmark } from './src/reports';
 import { sipBenchmark } from './src/sip';
 import { smsBatchBenchmark } from './src/sms-batch';
+import { smsRateBenchmark } from './src/sms-rate';
+import { smsRecordsBenchmark } from './src/sms-records';
 import { speechBenchmark } from './src/speech';
 import { startupBenchmark } from './src/startup';
 import { webhooksBenchmark } from './src/webhooks';
@@ -113,10 +115,22 @@ const benchmarks: Benchmark[] = [
     run: smsBatchBenchmark,
   },
   {
+    name: 'sms-records',
+    about:
+      'SMS record list p95 over 1,000,000 records on PostgreSQL (unfiltered, by phone, status + week, template), against /api/user/current',
+    run: smsRecordsBenchmark,
+  },
+  {
     name: 'webhooks',
     about:
       'webhook delivery p95 at 1,000 events/s for 30 s into a local receiver, 0 lost and 0 duplicated across a dispatcher restart, against the receiver hit directly',
     run: webhooksBenchmark,
+  },
+  {
+    name: 'sms-rate',
+    about:
+      "the SMS sending worker through the Aliyun client never exceeds the provider's rate and uses most of it, against the unpaced machine",
+    run: smsRateBenchmark,
   },
 ];
 

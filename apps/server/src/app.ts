@@ -28,7 +28,7 @@ import { registerErrorHandling } from './plugins/error-handler';
 import { inputGuardPlugin } from './plugins/input-guard';
 import { projectAccessPlugin } from './plugins/project-access';
 import { type Providers, providersFromEnv } from './providers';
-import { createRuntime, type Runtime } from './runtime/runtime';
+import { createRuntime, type Runtime, type RuntimeOptions } from './runtime/runtime';
 import type { TrunkControl } from './runtime/trunk-control';
 
 declare module 'fastify' {
@@ -58,11 +58,16 @@ export interface BuildAppOptions {
   sleep?: (ms: number) => Promise<void>;
   /** The SIP trunks' control instead of the simulated carrier's (tests pass a scripted one). */
   trunks?: TrunkControl;
+  /** SMS vendors' endpoints and background job timing (tests point them at local fake servers). */
+  sms?: RuntimeOptions['sms'];
 }
 
 /** Query parameters that carry one-time codes or reset tokens (verify_code, /forget-password links). */
 const SECRET_QUERY = /([?&](?:code|token)=)[^&#]*/gi;
-export const redactUrl = (url: string) => url.replace(SECRET_QUERY, '$1[REDACTED]');
+/** The token segment of the SMS vendors' push addresses (modules/sms/sms-push.ts). */
+const SMS_PUSH_TOKEN = /(\/api\/sms-push\/[^/]+\/[^/]+\/)[^/?#]+/g;
+export const redactUrl = (url: string) =>
+  url.replace(SECRET_QUERY, '$1[REDACTED]').replace(SMS_PUSH_TOKEN, '$1[REDACTED]');
 
 const baseLogger = (env: Env) => ({
   level: env.LOG_LEVEL,
@@ -88,6 +93,7 @@ export async function buildApp({
   clock,
   sleep,
   trunks,
+  sms,
 }: BuildAppOptions) {
   const app = Fastify({
     // A caller's logger options (a test's capture stream) keep the redaction below.
@@ -160,7 +166,15 @@ export async function buildApp({
   });
 
   app.decorate('providers', providersFromEnv(env, database.db, app.log, providers));
-  const runtime = createRuntime({ database, env, log: app.log, providers: app.providers, clock, trunks });
+  const runtime = createRuntime({
+    database,
+    env,
+    log: app.log,
+    providers: app.providers,
+    clock,
+    trunks,
+    sms,
+  });
   app.decorate('runtime', runtime);
   // Started once the app is ready (after migrations in main.ts) and stopped before the database
   // closes, so neither a graceful shutdown nor a test's app.close() leaves work running.

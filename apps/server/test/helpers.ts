@@ -145,6 +145,7 @@ export async function createTestApp(
     clock?: Parameters<typeof buildApp>[0]['clock'];
     sleep?: Parameters<typeof buildApp>[0]['sleep'];
     trunks?: Parameters<typeof buildApp>[0]['trunks'];
+    sms?: Parameters<typeof buildApp>[0]['sms'];
   } = {},
 ) {
   const database = await createTestDatabase();
@@ -157,6 +158,7 @@ export async function createTestApp(
     clock: options.clock,
     sleep: options.sleep,
     trunks: options.trunks,
+    sms: options.sms,
   });
   app.addHook('onClose', () => database.close());
   return { app, database, db: database.db, emails: capture.emails, sms: capture.sms };
@@ -242,4 +244,23 @@ export async function tableCounts(db: Database) {
     counts[name] = (await db.select({ n: sql<number>`count(*)::int` }).from(table))[0]!.n;
   }
   return counts;
+}
+
+/**
+ * The cast of an isolation test: project A with its owner and a plain member, and an outsider who
+ * owns project B. Each user's e-mail starts with `prefix` so several files can share a database.
+ */
+export async function seedTwoProjects(db: Database, app: Injectable, prefix = '') {
+  const a = await seedUser(db, { email: `${prefix}owner@example.com` });
+  const m = await seedUser(db, { email: `${prefix}member@example.com`, project: null });
+  await db.insert(memberships).values({ projectId: a.projectId, userId: m.userId, role: 'member' });
+  const b = await seedUser(db, { email: `${prefix}other@example.com` });
+  return {
+    a,
+    b,
+    member: m,
+    owner: await loginAs(app, `${prefix}owner@example.com`),
+    memberHeaders: await loginAs(app, `${prefix}member@example.com`),
+    outsider: await loginAs(app, `${prefix}other@example.com`),
+  };
 }

@@ -136,7 +136,20 @@ export const smsMessageFilters = z.object({
 export type SmsMessageFilters = z.infer<typeof smsMessageFilters>;
 export const smsMessageListQuery = z.intersection(pageQuery, smsMessageFilters);
 export type SmsMessageListQuery = z.infer<typeof smsMessageListQuery>;
-export const smsMessageList = paged(smsMessage).meta({ id: 'SmsMessageList' });
+/**
+ * `total` is exact up to SMS_LIST_TOTAL_CAP; past it the list says so (`totalCapped`) instead of
+ * counting a million rows on every page.
+ */
+export const SMS_LIST_TOTAL_CAP = 10_000;
+export const smsMessageList = paged(smsMessage)
+  .extend({ totalCapped: z.boolean() })
+  .meta({ id: 'SmsMessageList' });
+export type SmsMessageList = z.infer<typeof smsMessageList>;
+export const smsMessageExportQuery = z.intersection(
+  smsMessageFilters,
+  z.object({ format: z.enum(['csv', 'xlsx'], { error: '导出格式须为 csv 或 xlsx' }).default('csv') }),
+);
+export const smsMessageIdParams = z.object({ projectId: entityId('项目'), messageId: entityId('短信') });
 
 /** 数据统计 of SMS: China days, inclusive, at most 92 days. */
 export const SMS_STATISTICS_MAX_DAYS = 92;

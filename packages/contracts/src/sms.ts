@@ -175,6 +175,12 @@ export const smsSettingsUpdateRequest = z
         provider: z.literal('aliyun'),
         accessKeyId: credential('AccessKey ID'),
         accessKeySecret: credential('AccessKey Secret').optional(),
+        /** 资质 ID of the account's approved qualification: Aliyun's CreateSmsSign requires one. */
+        qualificationId: z
+          .string({ error: '资质 ID 须为数字' })
+          .trim()
+          .regex(/^\d{1,20}$/, { error: '资质 ID 须为数字' })
+          .optional(),
         dailyCapPerNumber: dailyCap,
       }),
       z.object({
@@ -205,8 +211,15 @@ export const smsSettingsView = z
     hasSecret: z.boolean(),
     sdkAppId: z.string().nullable(),
     region: z.string().nullable(),
+    /** Aliyun's 资质 ID used when applying for signatures. */
+    qualificationId: z.string().nullable(),
     dailyCapPerNumber: z.number().int(),
     updatedAt: z.iso.datetime().nullable(),
+    /**
+     * Where the cloud provider pushes delivery receipts and replies (configured in its console);
+     * null for the development outbox. The addresses carry a token: keep them private.
+     */
+    pushUrls: z.object({ receipts: z.string(), replies: z.string() }).nullable(),
   })
   .meta({ id: 'SmsSettings' });
 export type SmsSettingsView = z.infer<typeof smsSettingsView>;

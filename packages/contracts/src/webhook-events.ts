@@ -141,8 +141,8 @@ export const WEBHOOK_EVENT_CATALOGUE: Record<
   },
   'sms.delivered': {
     label: '短信送达',
-    description: '短信回执（送达或失败）。短信管理上线后提供。',
-    available: false,
+    description: '短信回执：运营商报告送达或失败（服务商推送或平台查询所得）。',
+    available: true,
   },
 };
 

@@ -21,6 +21,8 @@ import { projectsRoutes } from './projects/projects.routes';
 import { reportsRoutes } from './reports/reports.routes';
 import { smsBatchesRoutes } from './sms/sms-batches.routes';
 import { smsMessagesRoutes } from './sms/sms-messages.routes';
+import { smsPushRoutes } from './sms/sms-push.routes';
+import { smsRecordsRoutes } from './sms/sms-records.routes';
 import { smsReviewRoutes } from './sms/sms-review.routes';
 import { smsSettingsRoutes } from './sms/sms-settings.routes';
 import { speechProvidersRoutes } from './speech-providers/speech-providers.routes';
@@ -64,7 +66,9 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   webhooksRoutes,
   smsMessagesRoutes,
   smsReviewRoutes,
+  smsRecordsRoutes,
   smsSettingsRoutes,
+  smsPushRoutes,
   smsBatchesRoutes,
   reportsRoutes,
 ];

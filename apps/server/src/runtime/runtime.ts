@@ -41,9 +41,9 @@ import { embedderForProject } from '../modules/knowledge/embedder';
 import { startKnowledgeWorker } from '../modules/knowledge/worker';
 import { DEFAULT_CALLIN_CAP } from '../modules/numbers/numbers.service';
 import { processDirty, RollupWorker } from '../modules/reports/rollup-worker';
-import { createOutboxSmsClient } from '../modules/sms/providers/outbox';
-import type { SmsClientResolver } from '../modules/sms/providers/types';
-import { smsSendingSettings } from '../modules/sms/sms-send.service';
+import type { SmsEndpoint } from '../modules/sms/providers/types';
+import { createSmsClientResolver } from '../modules/sms/sms-clients';
+import { SmsReceiptPoller, type SmsReceiptPollerOptions, SmsReviewPoller } from '../modules/sms/sms-cloud';
 import { SmsSender } from '../modules/sms/sms-sender';
 import {
   createVoiceResolver,
@@ -91,6 +91,16 @@ export interface RuntimeOptions {
   clock?: Clock;
   /** The SIP trunks' control; the simulated carrier's (no trunk can work) unless given. */
   trunks?: TrunkControl;
+  /** SMS vendors' endpoints (tests: local fake servers, private addresses allowed) and job timing. */
+  sms?: {
+    endpoints?: { aliyun?: SmsEndpoint; tencent?: SmsEndpoint };
+    allowPrivate?: boolean;
+    reviewPollMs?: number;
+    receiptPoll?: Pick<
+      SmsReceiptPollerOptions,
+      'intervalMs' | 'afterMs' | 'everyMs' | 'maxAgeMs' | 'batchSize'
+    >;
+  };
 }
 
 /** How long the API waits for an engine process to take a call it asked for. */
@@ -142,7 +152,15 @@ async function eventFromRef(db: Database, ref: CallEventRef): Promise<CallEvent 
  * Roles: `all` runs everything; `api` runs no engine and hands the calls it is asked for to an
  * engine process through the database; `worker` runs the engine and the workers without HTTP.
  */
-export function createRuntime({ database, env, log, providers, clock: given, trunks }: RuntimeOptions) {
+export function createRuntime({
+  database,
+  env,
+  log,
+  providers,
+  clock: given,
+  trunks,
+  sms: smsOptions,
+}: RuntimeOptions) {
   const { db } = database;
   const role: Role = env.ROLE;
   const hasEngine = role !== 'api';
@@ -179,11 +197,28 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     vacuum: database.kind === 'pglite',
   });
   let stopOutboxListener: (() => Promise<void>) | undefined;
-  /** The project's SMS provider client. Cloud providers are wired in modules/sms/sms-clients.ts. */
-  const smsClients: SmsClientResolver = async (projectId) => {
-    const { provider } = await smsSendingSettings(db, projectId);
-    if (provider === 'outbox') return createOutboxSmsClient(providers.sms);
-    throw new Error(`SMS provider ${provider} is not wired in this build`);
+  /**
+   * Each project's SMS provider client, rebuilt when its settings change: the sending worker, the
+   * review submission and the pollers below all go through this one resolver.
+   */
+  const smsClients = createSmsClientResolver({
+    db,
+    env,
+    outbox: providers.sms,
+    endpoints: smsOptions?.endpoints,
+    allowPrivate: smsOptions?.allowPrivate,
+    clock,
+  });
+  /** Cloud review results and receipts nobody pushed, asked for where the engine runs. */
+  const smsPollers = {
+    reviews: new SmsReviewPoller({
+      db,
+      resolve: smsClients,
+      log,
+      clock,
+      intervalMs: smsOptions?.reviewPollMs,
+    }),
+    receipts: new SmsReceiptPoller({ db, resolve: smsClients, log, clock, ...smsOptions?.receiptPoll }),
   };
   /** Sends queued SMS where the engine runs; other processes' sends wait for its next poll. */
   const smsSender = new SmsSender({ db, clients: smsClients, log });
@@ -711,8 +746,11 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
     voices,
     /** The webhook outbox of this process and its dispatcher (started where the engine runs). */
     webhooks: { outbox, dispatcher: webhookDispatcher },
-    /** SMS: the provider client of a project, and the sending worker (woken when one is queued). */
-    sms: { clients: smsClients, sender: smsSender, wake: () => smsSender.wake() },
+    /**
+     * SMS: the provider client of a project (modules/sms/sms-clients.ts), the sending worker (woken
+     * when one is queued), and the review and receipt pollers (tests call their poll()).
+     */
+    sms: { clients: smsClients, sender: smsSender, wake: () => smsSender.wake(), pollers: smsPollers },
     /** Trunk status and 测试呼叫 (runtime/trunk-control.ts): the SIP runtime's once it runs here. */
     get trunks(): TrunkControl {
       return trunkControl();
@@ -886,6 +924,8 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
       webhookDispatcher.start();
       webhookDispatcher.sweep().catch(onError);
       smsSender.start();
+      smsPollers.reviews.start();
+      smsPollers.receipts.start();
       if (env.TELEPHONY === 'sip') await startSip();
       await requests.serve(database, runRequest);
       dialer?.start();
@@ -913,6 +953,8 @@ export function createRuntime({ database, env, log, providers, clock: given, tru
       await recordingWorker.stop();
       await rollupWorker.stop();
       await smsSender.stop();
+      await smsPollers.reviews.stop();
+      await smsPollers.receipts.stop();
       // Last: the calls winding down above still enqueue their events; what is in flight is
       // delivered and recorded, what is not stays pending for the next process.
       await stopOutboxListener?.().catch(onError);

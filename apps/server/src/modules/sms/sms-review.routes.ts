@@ -20,6 +20,7 @@ import { receiveFiles } from '../../lib/multipart';
 import { ok } from '../../lib/reply';
 import { requireProject } from '../../plugins/project-access';
 import type { ModuleOptions } from '../module-options';
+import { cloudReviewSubmitter } from './sms-cloud';
 import {
   createSignature,
   createTemplate,
@@ -38,7 +39,7 @@ import {
 } from './sms-review.service';
 
 const guarded = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope };
-const conflictable = { ...guarded, 409: errorEnvelope };
+const conflictable = { ...guarded, 409: errorEnvelope, 502: errorEnvelope };
 const idParams = projectIdParams.extend({ id: z.string().min(1).max(64) });
 export const SMS_PROOF_MAX_BYTES = 5 * 1024 * 1024;
 
@@ -179,16 +180,18 @@ export const smsReviewRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app,
       },
     },
     async (req) => {
+      const projectId = requireProject(req).id;
       const row = await submitForReview(
         db,
         'signature',
-        requireProject(req).id,
+        projectId,
         req.params.id,
         now(),
         (r) => {
           if (!('proofPath' in r) || !r.proofPath)
             throw badRequest('请先上传签名证明材料（营业执照、App 截图等）');
         },
+        cloudReviewSubmitter(db, runtime.sms.clients, projectId),
       );
       return ok(toSignature(row as Parameters<typeof toSignature>[0]));
     },
@@ -295,14 +298,23 @@ export const smsReviewRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app,
       },
     },
     async (req) => {
-      const row = await submitForReview(db, 'template', requireProject(req).id, req.params.id, now(), (r) => {
-        if (!('content' in r)) return;
-        // What a reviewer would refuse is refused here, each rule named (the console shows them live).
-        const errors = lintSmsTemplate({ type: r.type, content: r.content }).issues.filter(
-          (i) => i.level === 'error',
-        );
-        if (errors.length) throw badRequest(`模板未通过检查：${errors.map((i) => i.message).join('；')}`);
-      });
+      const projectId = requireProject(req).id;
+      const row = await submitForReview(
+        db,
+        'template',
+        projectId,
+        req.params.id,
+        now(),
+        (r) => {
+          if (!('content' in r)) return;
+          // What a reviewer would refuse is refused here, each rule named (the console shows them live).
+          const errors = lintSmsTemplate({ type: r.type, content: r.content }).issues.filter(
+            (i) => i.level === 'error',
+          );
+          if (errors.length) throw badRequest(`模板未通过检查：${errors.map((i) => i.message).join('；')}`);
+        },
+        cloudReviewSubmitter(db, runtime.sms.clients, projectId),
+      );
       return ok(toTemplate(row as Parameters<typeof toTemplate>[0]));
     },
   );

@@ -25,8 +25,8 @@ export type SmsReviewKind = 'signature' | 'template';
 const KIND_LABEL: Record<SmsReviewKind, string> = { signature: '签名', template: '模板' };
 const EDITABLE: SmsReviewStatus[] = ['draft', 'rejected', 'withdrawn'];
 
-type SignatureRow = typeof smsSignatures.$inferSelect;
-type TemplateRow = typeof smsTemplates.$inferSelect;
+export type SignatureRow = typeof smsSignatures.$inferSelect;
+export type TemplateRow = typeof smsTemplates.$inferSelect;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -227,9 +227,20 @@ export async function setSignatureProof(
 }
 
 /**
+ * A cloud provider's submission of one row: the caller builds it (it holds the provider clients and
+ * the proof files) and it throws an AppError the console can show when the vendor refuses.
+ */
+export type CloudReviewSubmit = (
+  provider: 'aliyun' | 'tencent',
+  row: SignatureRow | TemplateRow,
+) => Promise<{ providerRef: string }>;
+
+/**
  * 提交审核. `check` refuses what a reviewer would (the template linter; a signature without its
  * proof) before anything changes. With the development outbox a platform operator reviews
- * (`npm run admin -- sms:review`); a cloud provider's submission is the caller's to make.
+ * (`npm run admin -- sms:review`); with a cloud provider `cloud` submits it to the vendor first,
+ * so a refusal there changes nothing here, and the vendor's reference is kept for the review
+ * poller (sms-review-poller.ts).
  */
 export async function submitForReview(
   db: Database,
@@ -238,6 +249,7 @@ export async function submitForReview(
   id: string,
   now: number,
   check: (row: SignatureRow | TemplateRow) => void,
+  cloud?: CloudReviewSubmit,
 ) {
   const table = tableOf(kind);
   const current = await findRow(db, kind, projectId, id);
@@ -250,17 +262,21 @@ export async function submitForReview(
     .where(eq(smsSettings.projectId, projectId))
     .limit(1);
   const provider = settings?.provider ?? 'outbox';
-  // Honest until it is wired: a cloud provider's own review is not submitted to yet.
-  if (provider !== 'outbox')
-    throw conflict(
-      `向${SMS_PROVIDER_LABELS[provider]}提交审核尚未接入：请暂用开发发件箱，由平台管理员审核（npm run admin -- sms:review）`,
-    );
+  let providerRef: string | null = null;
+  if (provider !== 'outbox') {
+    if (!cloud)
+      throw conflict(
+        `向${SMS_PROVIDER_LABELS[provider]}提交审核尚未接入：请暂用开发发件箱，由平台管理员审核（npm run admin -- sms:review）`,
+      );
+    providerRef = (await cloud(provider, current)).providerRef;
+  }
   const [row] = await db
     .update(table)
     .set({
       status: 'reviewing',
       rejectReason: null,
       provider,
+      providerRef,
       submittedAt: new Date(now),
       reviewedAt: null,
       updatedAt: new Date(now),
@@ -271,6 +287,13 @@ export async function submitForReview(
   return row;
 }
 
+/** Why a cloud provider's review cannot be withdrawn from here. */
+const CLOUD_WITHDRAW: Record<'aliyun' | 'tencent', string> = {
+  aliyun: '阿里云未提供撤回审核的接口：请在阿里云短信控制台取消审核，平台会在下次同步审核结果时更新状态',
+  tencent:
+    '腾讯云未提供撤回审核的接口：请等待审核结果，或在腾讯云短信控制台删除后，平台会在下次同步时更新状态',
+};
+
 /** 撤回: back out of review; it can be edited and submitted again. */
 export async function withdrawFromReview(
   db: Database,
@@ -280,7 +303,9 @@ export async function withdrawFromReview(
   now: number,
 ) {
   const table = tableOf(kind);
-  await findRow(db, kind, projectId, id);
+  const current = await findRow(db, kind, projectId, id);
+  if (current.status === 'reviewing' && (current.provider === 'aliyun' || current.provider === 'tencent'))
+    throw conflict(CLOUD_WITHDRAW[current.provider]);
   const [row] = await db
     .update(table)
     .set({ status: 'withdrawn', updatedAt: new Date(now) })

@@ -1,7 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: SMS templates write their variables as ${name}.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, loginAs, seedUser } from '../../../test/helpers';
-import { memberships } from '../../db/schema';
+import { createTestApp, seedTwoProjects } from '../../../test/helpers';
 import { decideReview } from './sms-review.service';
 
 type TestApp = Awaited<ReturnType<typeof createTestApp>>;
@@ -15,13 +14,7 @@ let outsider: Headers;
 
 beforeAll(async () => {
   t = await createTestApp();
-  a = await seedUser(t.db, { email: 'owner@example.com' });
-  const m = await seedUser(t.db, { email: 'member@example.com', project: null });
-  await t.db.insert(memberships).values({ projectId: a.projectId, userId: m.userId, role: 'member' });
-  b = await seedUser(t.db, { email: 'other@example.com' });
-  owner = await loginAs(t.app, 'owner@example.com');
-  member = await loginAs(t.app, 'member@example.com');
-  outsider = await loginAs(t.app, 'other@example.com');
+  ({ a, b, owner, memberHeaders: member, outsider } = await seedTwoProjects(t.db, t.app));
 });
 afterAll(() => t?.app.close());
 

@@ -2,15 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import { and, count, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, loginAs, seedUser } from '../../../test/helpers';
-import {
-  doNotCall,
-  memberships,
-  smsMessages,
-  smsSettings,
-  smsSignatures,
-  smsTemplates,
-} from '../../db/schema';
+import { createTestApp, seedTwoProjects } from '../../../test/helpers';
+import { doNotCall, smsMessages, smsSettings, smsSignatures, smsTemplates } from '../../db/schema';
 import { createOutboxSmsClient } from './providers/outbox';
 import type { SmsClientResolver, SmsProviderClient, SmsSendResult } from './providers/types';
 import { enqueueFreeText, enqueueSms, recordOptOut } from './sms-send.service';
@@ -63,14 +56,11 @@ async function seedApproved(projectId: string) {
 
 beforeAll(async () => {
   t = await createTestApp();
-  a = await seedUser(t.db, { email: 'sms-owner@example.com' });
-  const m = await seedUser(t.db, { email: 'sms-member@example.com', project: null });
-  await t.db.insert(memberships).values({ projectId: a.projectId, userId: m.userId, role: 'member' });
-  b = await seedUser(t.db, { email: 'sms-other@example.com' });
-  owner = await loginAs(t.app, 'sms-owner@example.com');
-  member = await loginAs(t.app, 'sms-member@example.com');
-  outsider = await loginAs(t.app, 'sms-other@example.com');
+  ({ a, b, owner, memberHeaders: member, outsider } = await seedTwoProjects(t.db, t.app, 'sms-'));
   Object.assign(ids, await seedApproved(a.projectId));
+  // These tests drive the worker themselves, each pass at the moment it names.
+  await t.app.ready();
+  await t.app.runtime.sms.sender.stop();
 });
 afterAll(() => t?.app.close());
 

@@ -7,6 +7,7 @@ import { rowsOf } from '../webhooks/webhook-outbox';
 import { OUTBOX_CONTENT_PARAM } from './providers/outbox';
 import type { SmsClientResolver, SmsSendResult } from './providers/types';
 import { marketingSendAfter, waitingDetail } from './sms-compose';
+import { publishSmsDelivered } from './sms-receipts';
 import { BLOCK_REASONS } from './sms-send.service';
 
 /** Attempts before a retryable failure (throttled, network, 5xx) becomes final. */
@@ -43,8 +44,6 @@ export interface SmsSenderOptions {
   leaseMs?: number;
   batchSize?: number;
   concurrency?: number;
-  /** A message left the queue for good or reached the carrier (webhooks, the console's live list). */
-  onSettled?: (messageId: string) => void;
 }
 
 const entry = (
@@ -306,8 +305,15 @@ export class SmsSender {
       .update(smsMessages)
       .set({ ...change, leaseUntil: null })
       .where(eq(smsMessages.id, message.id));
-    if (change.status && change.status !== 'queued' && change.status !== 'waiting') {
-      this.options.onSettled?.(message.id);
+    // The outbox delivers at once and a final failure gets no receipt: the webhook is sent from here,
+    // as sms-receipts.ts sends it for a vendor's receipt.
+    if (change.status === 'delivered' || change.status === 'failed') {
+      await publishSmsDelivered(this.options.db, message.projectId, {
+        id: message.id,
+        phone: message.phone,
+        status: change.status,
+        at: change.finishedAt ?? this.now(),
+      }).catch((err) => this.options.log.warn({ err, smsId: message.id }, 'sms.delivered not enqueued'));
     }
   }
 }

@@ -1,8 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, loginAs, seedUser, testEnv } from '../../../test/helpers';
-import { memberships, smsSettings } from '../../db/schema';
+import { createTestApp, seedTwoProjects, testEnv } from '../../../test/helpers';
+import { smsSettings } from '../../db/schema';
 import { loadAppSecret } from '../../lib/secret-box';
+import { submitForReview } from './sms-review.service';
 import { smsProviderCredentials } from './sms-settings';
 
 type TestApp = Awaited<ReturnType<typeof createTestApp>>;
@@ -15,13 +16,7 @@ let outsider: Headers;
 
 beforeAll(async () => {
   t = await createTestApp();
-  a = await seedUser(t.db, { email: 'owner@example.com' });
-  const m = await seedUser(t.db, { email: 'member@example.com', project: null });
-  await t.db.insert(memberships).values({ projectId: a.projectId, userId: m.userId, role: 'member' });
-  await seedUser(t.db, { email: 'other@example.com' });
-  owner = await loginAs(t.app, 'owner@example.com');
-  member = await loginAs(t.app, 'member@example.com');
-  outsider = await loginAs(t.app, 'other@example.com');
+  ({ a, owner, memberHeaders: member, outsider } = await seedTwoProjects(t.db, t.app));
 });
 afterAll(() => t?.app.close());
 
@@ -96,7 +91,7 @@ describe('SMS provider settings (短信服务商)', () => {
     });
   });
 
-  it('says plainly that review through a cloud provider is not wired yet, changing nothing', async () => {
+  it('refuses a cloud review plainly where no provider client is given, changing nothing', async () => {
     const made = await t.app.inject({
       method: 'POST',
       url: `/api/project/${a.projectId}/sms/templates`,
@@ -104,13 +99,11 @@ describe('SMS provider settings (短信服务商)', () => {
       payload: { name: '通知', type: 'notification', content: '您的订单已发货，请注意查收。' },
     });
     const id = made.json().data.id;
-    const submit = await t.app.inject({
-      method: 'POST',
-      url: `/api/project/${a.projectId}/sms/templates/${id}/submit`,
-      headers: owner,
-    });
-    expect(submit.statusCode).toBe(409);
-    expect(submit.json().message).toContain('向腾讯云短信提交审核尚未接入');
+    // The routes submit through the project's client (sms-cloud.test.ts, against local fake
+    // vendors); a caller of the service without one is refused rather than left half done.
+    await expect(submitForReview(t.db, 'template', a.projectId, id, Date.now(), () => {})).rejects.toThrow(
+      '向腾讯云短信提交审核尚未接入',
+    );
     const after = await t.app.inject({
       url: `/api/project/${a.projectId}/sms/templates/${id}`,
       headers: owner,

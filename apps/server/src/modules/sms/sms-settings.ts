@@ -12,7 +12,7 @@ type StoredCredentials =
   | { provider: 'aliyun'; accessKeyId: string; accessKeySecret: string }
   | { provider: 'tencent'; secretId: string; secretKey: string };
 
-type ProviderSettings = { sdkAppId?: string; region?: string; keyId?: string };
+type ProviderSettings = { sdkAppId?: string; region?: string; keyId?: string; qualificationId?: string };
 
 /** Provider credentials are like trunk passwords: only the project's owner and admins handle them. */
 export function assertCanManageSmsSettings(project: ProjectAccess): void {
@@ -25,8 +25,10 @@ const DEFAULT_VIEW: SmsSettingsView = {
   hasSecret: false,
   sdkAppId: null,
   region: null,
+  qualificationId: null,
   dailyCapPerNumber: 5,
   updatedAt: null,
+  pushUrls: null,
 };
 
 async function readRow(db: Database, projectId: string) {
@@ -44,8 +46,11 @@ export async function getSmsSettings(db: Database, projectId: string): Promise<S
     hasSecret: row.credentialsEncrypted !== '',
     sdkAppId: settings.sdkAppId ?? null,
     region: settings.region ?? null,
+    qualificationId: settings.qualificationId ?? null,
     dailyCapPerNumber: row.dailyCapPerNumber,
     updatedAt: row.updatedAt.toISOString(),
+    // Built by the route, which knows the address the vendor reaches this server at.
+    pushUrls: null,
   };
 }
 
@@ -77,7 +82,10 @@ export async function saveSmsSettings(
     const accessKeySecret = input.accessKeySecret ?? kept;
     if (!accessKeySecret) throw badRequest('字段 accessKeySecret：请输入 AccessKey Secret');
     credentials = { provider: 'aliyun', accessKeyId: input.accessKeyId, accessKeySecret };
-    settings = { keyId: input.accessKeyId };
+    settings = {
+      keyId: input.accessKeyId,
+      ...(input.qualificationId ? { qualificationId: input.qualificationId } : {}),
+    };
   } else if (input.provider === 'tencent') {
     const kept =
       previous?.provider === 'tencent' && previous.secretId === input.secretId ? previous.secretKey : null;
@@ -107,18 +115,19 @@ export async function smsProviderCredentials(
   projectId: string,
 ): Promise<
   | { provider: 'outbox' }
-  | { provider: 'aliyun'; credentials: AliyunCredentials }
+  | { provider: 'aliyun'; credentials: AliyunCredentials; qualificationId?: number }
   | { provider: 'tencent'; credentials: TencentCredentials }
 > {
   const row = await readRow(db, projectId);
   const creds = row ? stored(secret, row.credentialsEncrypted) : null;
   if (!row || row.provider === 'outbox' || !creds) return { provider: 'outbox' };
+  const settings = row.providerSettings as ProviderSettings;
   if (creds.provider === 'aliyun')
     return {
       provider: 'aliyun',
       credentials: { accessKeyId: creds.accessKeyId, accessKeySecret: creds.accessKeySecret },
+      ...(settings.qualificationId ? { qualificationId: Number(settings.qualificationId) } : {}),
     };
-  const settings = row.providerSettings as ProviderSettings;
   return {
     provider: 'tencent',
     credentials: {

@@ -115,7 +115,6 @@ describe('webhook endpoints in the console', () => {
       [{ url: 'https://user:pw@example.com/x' }, /不含用户名密码/],
       [{ events: [] }, /订阅事件：至少选择一个事件/],
       [{ events: ['call.exploded'] }, /events/],
-      [{ events: ['sms.delivered'] }, /sms\.delivered 尚未提供/],
     ];
     for (const [payload, message] of cases) {
       const res = await api(owner, 'POST', '', { url: receiver.url, events: ['call.ended'], ...payload });
@@ -123,6 +122,10 @@ describe('webhook endpoints in the console', () => {
       expect(res.body.message).toMatch(message);
     }
     expect(await t.db.select().from(webhookEndpoints)).toHaveLength(before);
+    // SMS receipts are wired (modules/sms/sms-receipts.ts): the event can be subscribed to.
+    const sms = await api(owner, 'POST', '', { url: receiver.url, events: ['sms.delivered'] });
+    expect(sms.status, JSON.stringify(sms.body)).toBe(200);
+    expect((await api(owner, 'DELETE', `/${sms.body.data.id}`)).status).toBe(200);
   });
 
   it('members read endpoints and the log but change nothing and never see a secret', async () => {

@@ -12,7 +12,7 @@ import {
   parseAliyunPush,
 } from './aliyun-sms';
 import { ALIYUN_SMS_ERRORS } from './aliyun-sms-errors';
-import { RequestPacer } from './request-pacer';
+import { RequestPacer, VENDOR_PACER_WINDOW_MS } from './request-pacer';
 import { type FakeAliyunSms, startFakeAliyunSms } from './testing/aliyun-sms-server';
 import type { SmsProviderClient, SmsSendRequest } from './types';
 
@@ -453,6 +453,29 @@ describe('rate', () => {
     expect(Math.max(...starts) - Math.min(...starts)).toBe(4000);
   });
 
+  it('counts when requests really start, so sleepers woken late do not crowd one window', async () => {
+    const clock = new VirtualClock();
+    // A busy event loop: the first three sleeps of the run wake 800 ms late.
+    let lateWakes = 3;
+    const laggy = {
+      now: () => clock.now(),
+      sleep: (ms: number, signal?: AbortSignal) => clock.sleep(ms + (lateWakes-- > 0 ? 800 : 0), signal),
+    };
+    const starts: number[] = [];
+    const window = new RequestPacer(5, laggy as typeof clock);
+    await clock.run(
+      Promise.all(
+        Array.from({ length: 30 }, async () => {
+          await window.take();
+          starts.push(clock.now());
+        }),
+      ),
+    );
+    expect(starts).toHaveLength(30);
+    for (const s of starts)
+      expect(starts.filter((x) => x > s - 1000 && x <= s).length).toBeLessThanOrEqual(5);
+  });
+
   it('a client with a lower rate paces its sends on the injected clock', async () => {
     const clock = new VirtualClock();
     const stamps: number[] = [];
@@ -475,7 +498,8 @@ describe('rate', () => {
     expect(stamps).toHaveLength(7);
     for (const s of stamps)
       expect(stamps.filter((x) => x > s - 1000 && x <= s).length).toBeLessThanOrEqual(2);
-    expect(Math.max(...stamps) - Math.min(...stamps)).toBe(3000);
+    // Seven at two a window: three windows after the first (each a little over a second, for the lag).
+    expect(Math.max(...stamps) - Math.min(...stamps)).toBe(3 * VENDOR_PACER_WINDOW_MS);
   });
 });
 

@@ -4,7 +4,7 @@ import { type Agent, FormData, fetch as undiciFetch } from 'undici';
 import { guardedAgent, isPrivateAddress, urlHost } from '../../../lib/outbound-http';
 import { acs3Authorization, acsDate, canonicalQueryString, sha256Hex } from './aliyun-signing';
 import { aliyunErrorMeaning } from './aliyun-sms-errors';
-import { RequestPacer } from './request-pacer';
+import { RequestPacer, VENDOR_PACER_WINDOW_MS } from './request-pacer';
 import type {
   AliyunCredentials,
   SmsDeliveryReceipt,
@@ -167,7 +167,11 @@ export function createAliyunSmsClient(options: AliyunSmsClientOptions): SmsProvi
     1,
     Math.min(ALIYUN_SEND_QPS, Math.floor(options.maxRequestsPerSecond ?? ALIYUN_SEND_QPS)),
   );
-  const limiter = new RequestPacer(maxRequestsPerSecond, { now, sleep: (ms) => sleep(ms) });
+  const limiter = new RequestPacer(
+    maxRequestsPerSecond,
+    { now, sleep: (ms) => sleep(ms) },
+    VENDOR_PACER_WINDOW_MS,
+  );
   const fetchImpl: SmsFetch =
     options.fetchImpl ?? ((url, init) => undiciFetch(url, { ...init, dispatcher: agentFor(allowPrivate) }));
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../engine/clock';
+import { VENDOR_PACER_WINDOW_MS } from './request-pacer';
 import {
   createTencentSmsClient,
   parseTencentPush,
@@ -312,8 +313,8 @@ describe('send rate', () => {
       const sorted = [...started].sort((a, b) => a - b);
       for (let i = 10; i < sorted.length; i++)
         expect((sorted[i] as number) - (sorted[i - 10] as number)).toBeGreaterThanOrEqual(1000);
-      // Spread, not refused: 35 sends at 10/s take three seconds of clock time.
-      expect((sorted.at(-1) as number) - (sorted[0] as number)).toBe(3000);
+      // Spread, not refused: 35 sends at 10 a window take three windows (a little over a second each).
+      expect((sorted.at(-1) as number) - (sorted[0] as number)).toBe(3 * VENDOR_PACER_WINDOW_MS);
     } finally {
       await rateServer.close();
     }

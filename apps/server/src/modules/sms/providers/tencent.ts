@@ -2,7 +2,7 @@ import net from 'node:net';
 import { fetch as undiciFetch } from 'undici';
 import { type Clock, systemClock } from '../../../engine/clock';
 import { guardedAgent, isPrivateAddress, urlHost } from '../../../lib/outbound-http';
-import { RequestPacer } from './request-pacer';
+import { RequestPacer, VENDOR_PACER_WINDOW_MS } from './request-pacer';
 import { describeTencentError, TencentSmsError, tencentErrorMessage } from './tencent-errors';
 import { signTc3 } from './tencent-signing';
 import type {
@@ -152,7 +152,7 @@ export function createTencentSmsClient(options: TencentSmsClientOptions): SmsPro
   const { credentials } = options;
   const clock = options.clock ?? systemClock;
   const maxRequestsPerSecond = options.maxRequestsPerSecond ?? TENCENT_SEND_SMS_MAX_RPS;
-  const pacer = new RequestPacer(maxRequestsPerSecond, clock);
+  const pacer = new RequestPacer(maxRequestsPerSecond, clock, VENDOR_PACER_WINDOW_MS);
   const timeoutMs = options.timeoutMs ?? 10_000;
   const url = new URL(options.endpoint.baseUrl);
   const fetchImpl: TencentFetch =

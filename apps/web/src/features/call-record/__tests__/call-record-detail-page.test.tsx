@@ -83,6 +83,50 @@ const common = {
 const transcript = () => screen.getByRole('list', { name: '对话记录' });
 
 describe('call record detail', () => {
+  it('lists the SMS the call triggered, linking to the records filtered by the call', async () => {
+    const sms = {
+      id: 'sms-1',
+      phone: '13800000001',
+      signatureName: '云呼科技',
+      templateId: 't1',
+      templateName: '课程资料',
+      templateType: 'notification',
+      variables: {},
+      content: '【云呼科技】课程资料已发送，请查收。',
+      parts: 1,
+      provider: 'outbox',
+      providerMessageId: null,
+      status: 'delivered',
+      errorCode: null,
+      errorMessage: null,
+      timeline: [],
+      source: 'follow_up',
+      callId: 'c1',
+      taskId: null,
+      batchId: null,
+      ruleId: 'r1',
+      sendAfter: '2026-03-01T02:05:00.000Z',
+      createdAt: '2026-03-01T02:05:00.000Z',
+      submittedAt: null,
+      finishedAt: null,
+    };
+    server = serveCalls({
+      ...common,
+      [`GET ${CALLS}/c1`]: ok(makeDetail()),
+      'GET /api/project/p1/sms/messages': (request) =>
+        request.config.params?.callId === 'c1'
+          ? ok({ items: [sms], total: 1, totalCapped: false, page: 1, pageSize: 5 })
+          : undefined,
+    });
+    renderCallRecord('/call-record/detail/c1');
+    const card = await screen.findByRole('region', { name: '通话短信' });
+    expect(within(card).getByText('【云呼科技】课程资料已发送，请查收。')).toBeTruthy();
+    expect(within(card).getByText('成功 · 10:05:00')).toBeTruthy();
+    expect(within(card).getByRole('link', { name: '在发送记录中查看' }).getAttribute('href')).toBe(
+      '/sms/record?callId=c1',
+    );
+  });
+
   it('draws a real line’s reply delay from the audio, and says when a fallback answered', async () => {
     const detail = makeDetail();
     detail.turns[2] = {

@@ -23,6 +23,7 @@ import { useRecordingUrl } from '../api/get-recording-url';
 import { CallRecordAnalysis } from '../components/call-record-analysis';
 import { CallRecordFacts } from '../components/call-record-facts';
 import { CallRecordFlowPath } from '../components/call-record-flow-path';
+import { CallRecordSms } from '../components/call-record-sms';
 import { CallRecordTranscript, turnAt } from '../components/call-record-transcript';
 import { CallRecordWaveform, type WaveformHandle } from '../components/call-record-waveform';
 
@@ -187,6 +188,7 @@ function CallRecordDetail({ projectId, call }: { projectId: string; call: CallDe
             </section>
           )}
           <CallRecordAnalysis projectId={projectId} call={call} />
+          <CallRecordSms projectId={projectId} callId={call.id} />
         </div>
       </div>
     </main>

@@ -1,4 +1,4 @@
-import type { SmsReviewStatus } from '@callpilot/contracts';
+import type { SmsReviewStatus, SmsStatisticsQuery } from '@callpilot/contracts';
 import { projectUrl } from '@/lib/api/project-url';
 
 // One place for the section's URLs and query keys, so a write invalidates exactly what it changed.
@@ -16,8 +16,20 @@ export type SmsReviewListParams = {
   status?: SmsReviewStatus;
 };
 
+/** The 发送记录 list's query as the server takes it (from/to ISO, the rest as typed). */
+export type SmsMessageListParams = Record<string, string | number>;
+
+export const smsMessagesUrl = (projectId: string, suffix = '') =>
+  projectUrl(projectId, `/sms/messages${suffix}`);
+
 export const smsKeys = {
   all: (projectId: string) => ['projects', projectId, 'sms'] as const,
+  messages: (projectId: string) => [...smsKeys.all(projectId), 'messages'] as const,
+  messageList: (projectId: string, params: SmsMessageListParams) =>
+    [...smsKeys.messages(projectId), 'list', params] as const,
+  message: (projectId: string, id: string) => [...smsKeys.messages(projectId), 'one', id] as const,
+  statistics: (projectId: string, query: SmsStatisticsQuery) =>
+    [...smsKeys.all(projectId), 'statistics', query] as const,
   lists: (projectId: string, kind: SmsReviewKind) => [...smsKeys.all(projectId), kind, 'list'] as const,
   list: (projectId: string, kind: SmsReviewKind, params: SmsReviewListParams) =>
     [...smsKeys.lists(projectId, kind), params] as const,

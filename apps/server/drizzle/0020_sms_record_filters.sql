@@ -1,0 +1,2 @@
+CREATE INDEX "sms_messages_project_status_idx" ON "sms_messages" USING btree ("project_id","status","created_at");--> statement-breakpoint
+CREATE INDEX "sms_messages_project_template_idx" ON "sms_messages" USING btree ("project_id","template_id","created_at");
