@@ -9,7 +9,6 @@ import {
 import { Alert, Button, Descriptions, Progress, Select, Upload } from 'antd';
 import { useState } from 'react';
 import { Link } from 'react-router';
-import { paths } from '@/config/paths';
 import { useCommitSmsBatch } from '../api/commit-sms-batch';
 import { downloadSmsBatchRejects, downloadSmsBatchTemplate } from '../api/download-sms-batch-file';
 import { useSmsSignatures } from '../api/get-sms-signatures';
@@ -17,6 +16,7 @@ import { useSmsTemplates } from '../api/get-sms-templates';
 import { previewSmsBatch } from '../api/preview-sms-batch';
 import { uploadSmsBatch } from '../api/upload-sms-batch';
 import { formatSmsTime } from '../utils/sms-format';
+import { batchRecordsHref } from './sms-record-links';
 import { APPROVED } from './sms-single-send';
 
 const ACCEPTED_EXTENSIONS = ['.csv', '.xlsx'];
@@ -269,9 +269,7 @@ export function SmsBatchSend({ projectId }: { projectId: string }) {
                   下载未通过行
                 </Button>
               )}
-              <Link to={`${paths.smsRecord}?batchId=${encodeURIComponent(phase.batch.id)}`}>
-                查看发送记录
-              </Link>
+              <Link to={batchRecordsHref(phase.batch.id)}>查看发送记录</Link>
               <Button size="small" onClick={() => setPhase({ step: 'choose' })}>
                 再发一批
               </Button>

@@ -1,9 +1,11 @@
 import type { SmsBatch } from '@callpilot/contracts';
 import { Alert, Button, Progress, Table } from 'antd';
 import { useState } from 'react';
+import { Link } from 'react-router';
 import { downloadSmsBatchRejects } from '../api/download-sms-batch-file';
 import { useSmsBatches } from '../api/get-sms-batches';
 import { formatSmsTime } from '../utils/sms-format';
+import { batchRecordsHref } from './sms-record-links';
 
 /** Recent batches with how far their accepted rows have got (refreshes while any still waits). */
 export function SmsBatchTable({ projectId }: { projectId: string }) {
@@ -64,16 +66,20 @@ export function SmsBatchTable({ projectId }: { projectId: string }) {
         },
         {
           title: '操作',
-          render: (_, batch) =>
-            batch.rejected > 0 ? (
-              <Button
-                type="link"
-                size="small"
-                onClick={() => void downloadSmsBatchRejects(projectId, batch.id).catch(() => undefined)}
-              >
-                下载未通过行
-              </Button>
-            ) : null,
+          render: (_, batch) => (
+            <div className="flex flex-wrap items-center gap-2">
+              <Link to={batchRecordsHref(batch.id)}>发送记录</Link>
+              {batch.rejected > 0 && (
+                <Button
+                  type="link"
+                  size="small"
+                  onClick={() => void downloadSmsBatchRejects(projectId, batch.id).catch(() => undefined)}
+                >
+                  下载未通过行
+                </Button>
+              )}
+            </div>
+          ),
         },
       ]}
     />
