@@ -18,6 +18,7 @@ import { ensureBuilt } from './src/lib/server';
 import { opendockBenchmark } from './src/opendock';
 import { reportsBenchmark } from './src/reports';
 import { sipBenchmark } from './src/sip';
+import { smsBatchBenchmark } from './src/sms-batch';
 import { smsRateBenchmark } from './src/sms-rate';
 import { smsRecordsBenchmark } from './src/sms-records';
 import { speechBenchmark } from './src/speech';
@@ -106,6 +107,12 @@ const benchmarks: Benchmark[] = [
     about:
       'real SIP calls through the assistant with fake FunASR, LLM and CosyVoice at fixed delays: reply start p95 over 100 calls, barge-in, providers failing mid-stream',
     run: speechBenchmark,
+  },
+  {
+    name: 'sms-batch',
+    about:
+      'a 100,000-row SMS batch uploaded and queued on PGlite and PostgreSQL, against the task contact import of the same file',
+    run: smsBatchBenchmark,
   },
   {
     name: 'sms-records',

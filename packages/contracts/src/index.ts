@@ -15,6 +15,7 @@ export * from './opendock';
 export * from './projects';
 export * from './reports';
 export * from './sms';
+export * from './sms-batch';
 export * from './sms-lint';
 export * from './sms-send';
 export * from './speech';

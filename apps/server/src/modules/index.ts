@@ -19,6 +19,7 @@ import { opendockRoutes } from './opendock/opendock.routes';
 import { opendockPlatformRoutes } from './opendock/platform/platform.routes';
 import { projectsRoutes } from './projects/projects.routes';
 import { reportsRoutes } from './reports/reports.routes';
+import { smsBatchesRoutes } from './sms/sms-batches.routes';
 import { smsMessagesRoutes } from './sms/sms-messages.routes';
 import { smsPushRoutes } from './sms/sms-push.routes';
 import { smsRecordsRoutes } from './sms/sms-records.routes';
@@ -70,5 +71,6 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   smsSettingsRoutes,
   smsPushRoutes,
   smsRulesRoutes,
+  smsBatchesRoutes,
   reportsRoutes,
 ];

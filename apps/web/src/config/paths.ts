@@ -31,6 +31,8 @@ export const paths = {
   smsSend: '/sms/send',
   smsRecord: '/sms/record',
   smsStatistics: '/sms/statistics',
+  smsOptOut: '/sms/opt-outs',
+  smsSettings: '/sms/settings',
   developerOptions: '/developer-options',
   /** 开发者选项: API keys of the open API, webhook endpoints and the open API's reference. */
   developerKeys: '/developer-options/keys',

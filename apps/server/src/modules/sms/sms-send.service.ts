@@ -10,7 +10,7 @@ import {
   type SmsTimelineEntry,
   smsParts,
 } from '@callpilot/contracts';
-import { and, count, desc, eq, gte, inArray, like, notInArray } from 'drizzle-orm';
+import { and, count, desc, eq, gte, like, notInArray, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import {
   doNotCall,
@@ -47,6 +47,12 @@ export interface EnqueueSmsInput {
 }
 
 const DEFAULT_DAILY_CAP = 5;
+
+/**
+ * Normalized numbers (digits only) as one text[] parameter: a batch checks 100,000 at once, which
+ * as a parameter list would exceed PostgreSQL's 65,535 and crawl on PGlite.
+ */
+const phoneArray = (phones: string[]) => sql`string_to_array(${phones.join(',')}, ',')`;
 
 export const BLOCK_REASONS = {
   optedOut: '该号码已回复退订，在短信免打扰名单中',
@@ -86,11 +92,13 @@ export async function smsBlockReasons(
       db
         .select({ phone: smsOptOuts.phone })
         .from(smsOptOuts)
-        .where(and(eq(smsOptOuts.projectId, projectId), inArray(smsOptOuts.phone, unique))),
+        .where(
+          and(eq(smsOptOuts.projectId, projectId), sql`${smsOptOuts.phone} = any(${phoneArray(unique)})`),
+        ),
       db
         .select({ phone: doNotCall.phone })
         .from(doNotCall)
-        .where(and(eq(doNotCall.projectId, projectId), inArray(doNotCall.phone, unique))),
+        .where(and(eq(doNotCall.projectId, projectId), sql`${doNotCall.phone} = any(${phoneArray(unique)})`)),
     ]);
     for (const { phone } of refused) reasons.set(phone, BLOCK_REASONS.doNotCall);
     for (const { phone } of optedOut) reasons.set(phone, BLOCK_REASONS.optedOut);
@@ -104,7 +112,7 @@ export async function smsBlockReasons(
           .where(
             and(
               eq(smsMessages.projectId, projectId),
-              inArray(smsMessages.phone, rest),
+              sql`${smsMessages.phone} = any(${phoneArray(rest)})`,
               gte(smsMessages.createdAt, chinaDayStartOf(now)),
               notInArray(smsMessages.status, ['blocked']),
             ),

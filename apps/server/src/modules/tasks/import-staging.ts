@@ -27,14 +27,14 @@ const UNIT_SEPARATOR = '\x1f';
  * (jsonb_to_recordset took several times longer on PGlite). Each value carries a one-character
  * prefix, removed with substr(), so an empty string stays an element instead of vanishing.
  */
-const textColumn = (values: string[]) =>
+export const textColumn = (values: string[]) =>
   sql`string_to_array(${values.map((v) => `.${v.replaceAll(UNIT_SEPARATOR, ' ')}`).join(UNIT_SEPARATOR)}, ${UNIT_SEPARATOR})`;
 
 /**
  * Time-ordered UUIDs (version 7 layout) numbered by position: a 100,000-row commit then appends
  * to the primary-key index instead of scattering random keys over it, several times faster.
  */
-function contactIds(count: number): string[] {
+export function contactIds(count: number): string[] {
   const time = Date.now().toString(16).padStart(12, '0');
   const random = randomBytes(6).toString('hex');
   return Array.from({ length: count }, (_, i) => {

@@ -136,10 +136,4 @@ describe('模板管理', () => {
     const drawer = await screen.findByRole('dialog');
     expect(within(drawer).getByLabelText('模板内容')).toHaveProperty('value', '您的订单已发货，请留意查收。');
   });
-
-  it('says honestly that sending is not built yet', async () => {
-    server = serveSms({});
-    renderSms('/sms/send');
-    expect(await screen.findByText(/即将推出：发送短信/)).toBeTruthy();
-  });
 });

@@ -33,4 +33,16 @@ export const smsKeys = {
   lists: (projectId: string, kind: SmsReviewKind) => [...smsKeys.all(projectId), kind, 'list'] as const,
   list: (projectId: string, kind: SmsReviewKind, params: SmsReviewListParams) =>
     [...smsKeys.lists(projectId, kind), params] as const,
+  batches: (projectId: string) => [...smsKeys.all(projectId), 'batches'] as const,
+  batchList: (projectId: string, params: SmsPageParams) => [...smsKeys.batches(projectId), params] as const,
+  optOuts: (projectId: string) => [...smsKeys.all(projectId), 'opt-outs'] as const,
+  optOutList: (projectId: string, params: SmsOptOutListParams) =>
+    [...smsKeys.optOuts(projectId), params] as const,
+  settings: (projectId: string) => [...smsKeys.all(projectId), 'settings'] as const,
 };
+
+export type SmsPageParams = { page: number; pageSize: number };
+export type SmsOptOutListParams = SmsPageParams & { phone?: string };
+
+/** Any other URL of the section (send, batches, opt-outs, settings). */
+export const smsUrl = (projectId: string, path: string) => projectUrl(projectId, `/sms${path}`);

@@ -7,6 +7,8 @@ const TABS = [
   { to: paths.smsSend, label: '发送短信' },
   { to: paths.smsRecord, label: '发送记录' },
   { to: paths.smsStatistics, label: '数据统计' },
+  { to: paths.smsOptOut, label: '免打扰' },
+  { to: paths.smsSettings, label: '设置' },
 ];
 
 export function SmsTabs() {

@@ -1,8 +1,10 @@
 import { Navigate, Route, Routes } from 'react-router';
 import { paths } from '@/config/paths';
 import { SmsSectionLayout } from '../components/sms-section-layout';
-import { SmsComingSoonPage } from './sms-coming-soon-page';
+import { SmsOptOutPage } from './sms-opt-out-page';
 import { SmsRecordPage } from './sms-record-page';
+import { SmsSendPage } from './sms-send-page';
+import { SmsSettingsPage } from './sms-settings-page';
 import { SmsSignaturePage } from './sms-signature-page';
 import { SmsStatisticsPage } from './sms-statistics-page';
 import { SmsTemplatePage } from './sms-template-page';
@@ -15,17 +17,11 @@ export function SmsSection() {
         <Route index element={<Navigate to={paths.smsSignature} replace />} />
         <Route path="signature" element={<SmsSignaturePage />} />
         <Route path="template" element={<SmsTemplatePage />} />
-        <Route
-          path="send"
-          element={
-            <SmsComingSoonPage
-              title="发送短信"
-              description="选择已通过的签名和模板，填写变量后向单个号码或号码列表发送，推广短信只在允许的时段发出"
-            />
-          }
-        />
+        <Route path="send" element={<SmsSendPage />} />
         <Route path="record" element={<SmsRecordPage />} />
         <Route path="statistics" element={<SmsStatisticsPage />} />
+        <Route path="opt-outs" element={<SmsOptOutPage />} />
+        <Route path="settings" element={<SmsSettingsPage />} />
         <Route path="*" element={<Navigate to={paths.smsSignature} replace />} />
       </Routes>
     </SmsSectionLayout>
