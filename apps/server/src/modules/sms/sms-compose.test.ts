@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: SMS templates write their variables as ${name}.
 import { describe, expect, it } from 'vitest';
 import { composeSms, isOptOutReply, marketingSendAfter, waitingDetail } from './sms-compose';
 
