@@ -163,8 +163,13 @@ const savedAliyun = {
   hasSecret: true,
   sdkAppId: null,
   region: null,
+  qualificationId: '12345',
   dailyCapPerNumber: 5,
   updatedAt: '2026-11-24T02:00:00.000Z',
+  pushUrls: {
+    receipts: 'https://console.example.com/api/sms-push/aliyun/p1/t0ken/receipts',
+    replies: 'https://console.example.com/api/sms-push/aliyun/p1/t0ken/replies',
+  },
 };
 
 describe('服务商设置', () => {
@@ -178,6 +183,10 @@ describe('服务商设置', () => {
     expect(secret.value).toBe('');
     expect(secret.placeholder).toBe('已保存，留空则不修改');
     expect((screen.getByLabelText('AccessKey ID') as HTMLInputElement).value).toBe('LTAI5tExample');
+    // Where to point the vendor's receipt and reply pushes.
+    const push = screen.getByRole('region', { name: '回执与上行地址' });
+    expect(push.textContent).toContain(savedAliyun.pushUrls.receipts);
+    expect(push.textContent).toContain(savedAliyun.pushUrls.replies);
 
     fireEvent.change(screen.getByLabelText('每个号码每日上限'), { target: { value: '3' } });
     fireEvent.click(screen.getByRole('button', { name: '保存' }));
@@ -185,6 +194,7 @@ describe('服务商设置', () => {
     expect(requestsTo('PUT', SETTINGS)[0]?.body).toEqual({
       provider: 'aliyun',
       accessKeyId: 'LTAI5tExample',
+      qualificationId: '12345',
       dailyCapPerNumber: 3,
     });
   });

@@ -4,7 +4,7 @@ import {
   type SmsSettingsUpdateRequest,
   type SmsSettingsView,
 } from '@callpilot/contracts';
-import { Alert, Button, Form, Input, InputNumber, Select } from 'antd';
+import { Alert, Button, Form, Input, InputNumber, Select, Typography } from 'antd';
 import { useSaveSmsSettings } from '../api/save-sms-settings';
 
 type FormValues = {
@@ -13,6 +13,7 @@ type FormValues = {
   secret?: string;
   sdkAppId?: string;
   region?: string;
+  qualificationId?: string;
   dailyCapPerNumber: number;
 };
 
@@ -35,6 +36,7 @@ function requestOf(values: FormValues): SmsSettingsUpdateRequest {
       provider: 'aliyun',
       accessKeyId: values.keyId ?? '',
       accessKeySecret: secret,
+      qualificationId: values.qualificationId?.trim() || undefined,
       dailyCapPerNumber,
     };
   }
@@ -84,6 +86,7 @@ export function SmsSettingsForm({
         secret: '',
         sdkAppId: settings.sdkAppId ?? '',
         region: settings.region ?? '',
+        qualificationId: settings.qualificationId ?? '',
         dailyCapPerNumber: settings.dailyCapPerNumber,
       }}
       onFinish={(values) =>
@@ -125,6 +128,16 @@ export function SmsSettingsForm({
           </Form.Item>
         </>
       )}
+      {provider === 'aliyun' && (
+        <Form.Item
+          label="资质 ID"
+          name="qualificationId"
+          rules={[{ pattern: /^\d{1,20}$/, message: '资质 ID 须为数字' }]}
+          extra="阿里云短信控制台「资质管理」中已审核通过的资质 ID；申请签名时需要"
+        >
+          <Input maxLength={20} />
+        </Form.Item>
+      )}
       {provider === 'tencent' && (
         <>
           <Form.Item
@@ -159,6 +172,24 @@ export function SmsSettingsForm({
       >
         <InputNumber min={0} max={50} precision={0} className="w-40" />
       </Form.Item>
+      {settings.pushUrls && provider === settings.provider && (
+        <section aria-label="回执与上行地址" className="mb-4 rounded bg-gray-50 p-3 text-sm">
+          <p className="mb-2 text-gray-600">
+            请在{SMS_PROVIDER_LABELS[settings.provider]}控制台配置以下推送地址，送达回执和客户回复（回复 T、TD、退订、R
+            即加入免打扰）才能实时回到这里；未配置时每 10 分钟主动查询一次回执。
+          </p>
+          <Form.Item label="回执推送地址" className="mb-2">
+            <Typography.Text copyable code>
+              {settings.pushUrls.receipts}
+            </Typography.Text>
+          </Form.Item>
+          <Form.Item label="上行（回复）推送地址" className="mb-0">
+            <Typography.Text copyable code>
+              {settings.pushUrls.replies}
+            </Typography.Text>
+          </Form.Item>
+        </section>
+      )}
       {canManage && (
         <Button type="primary" htmlType="submit" loading={save.isPending}>
           保存
