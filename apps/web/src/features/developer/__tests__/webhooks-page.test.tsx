@@ -115,10 +115,9 @@ describe('Webhooks', () => {
       target: { value: 'http://127.0.0.1:9000/hook' },
     });
     fireEvent.change(within(dialog).getByLabelText('描述'), { target: { value: 'CRM 线索同步' } });
-    // SMS events wait for 短信管理.
+    // 短信管理 is here: its receipts can be subscribed to like the rest.
     const sms = within(dialog).getByRole('checkbox', { name: /短信送达/ }) as HTMLInputElement;
-    expect(sms.disabled).toBe(true);
-    expect(within(dialog).getByText('短信管理上线后提供')).toBeTruthy();
+    expect(sms.disabled).toBe(false);
     fireEvent.click(within(dialog).getByRole('checkbox', { name: /通话分析完成/ }));
     fireEvent.click(within(dialog).getByRole('checkbox', { name: /通话结束/ }));
     fireEvent.click(within(dialog).getByRole('checkbox', { name: /客户拒绝再联系/ }));
@@ -153,10 +152,10 @@ describe('Webhooks', () => {
     fireEvent.click(within(dialog).getByRole('checkbox', { name: '全选' }));
     const boxes = within(dialog).getAllByRole('checkbox') as HTMLInputElement[];
     const checked = boxes.filter((box) => box.checked).length;
-    // Every event but 短信送达, plus 全选 itself.
-    expect(checked).toBe(10);
+    // Every event, 短信送达 included, plus 全选 itself.
+    expect(checked).toBe(11);
     expect((within(dialog).getByRole('checkbox', { name: /短信送达/ }) as HTMLInputElement).checked).toBe(
-      false,
+      true,
     );
   });
 

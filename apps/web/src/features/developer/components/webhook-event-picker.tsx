@@ -2,7 +2,7 @@ import { WEBHOOK_EVENT_CATALOGUE, type WebhookEventType } from '@callpilot/contr
 import { Checkbox } from 'antd';
 import { AVAILABLE_EVENT_TYPES, WEBHOOK_EVENT_GROUPS } from '../utils/webhook-fields';
 
-export const UNAVAILABLE_EVENT_TEXT = '短信管理上线后提供';
+export const UNAVAILABLE_EVENT_TEXT = '尚未提供';
 
 /**
  * 订阅事件: checkboxes grouped by what they are about, each with what it means. A form control:

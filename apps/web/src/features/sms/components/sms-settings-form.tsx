@@ -175,8 +175,8 @@ export function SmsSettingsForm({
       {settings.pushUrls && provider === settings.provider && (
         <section aria-label="回执与上行地址" className="mb-4 rounded bg-gray-50 p-3 text-sm">
           <p className="mb-2 text-gray-600">
-            请在{SMS_PROVIDER_LABELS[settings.provider]}控制台配置以下推送地址，送达回执和客户回复（回复 T、TD、退订、R
-            即加入免打扰）才能实时回到这里；未配置时每 10 分钟主动查询一次回执。
+            请在{SMS_PROVIDER_LABELS[settings.provider]}控制台配置以下推送地址，送达回执和客户回复（回复
+            T、TD、退订、R 即加入免打扰）才能实时回到这里；未配置时每 10 分钟主动查询一次回执。
           </p>
           <Form.Item label="回执推送地址" className="mb-2">
             <Typography.Text copyable code>
