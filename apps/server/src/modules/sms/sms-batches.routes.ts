@@ -14,12 +14,10 @@ import {
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { badRequest } from '../../lib/errors';
-import { receiveFiles } from '../../lib/multipart';
 import { ok, sendDownload } from '../../lib/reply';
 import { requireProject } from '../../plugins/project-access';
 import type { ModuleOptions } from '../module-options';
-import { IMPORT_MAX_BYTES, parseContactFile } from '../tasks/import-parse';
+import { IMPORT_MAX_BYTES, receiveContactFile } from '../tasks/import-parse';
 import {
   batchRejectsCsv,
   batchTemplateCsv,
@@ -62,15 +60,8 @@ export const smsBatchesRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app
     },
     async (req) => {
       const projectId = requireProject(req).id;
-      if (!req.isMultipart()) throw badRequest('请以 multipart/form-data 方式上传文件（字段 file）');
-      const files = await receiveFiles(req, {
-        field: 'file',
-        tooManyFiles: () => badRequest('字段 file：一次只能上传一个文件'),
-      });
-      const file = files.find((f) => f.field === 'file');
-      if (!file) throw badRequest('字段 file：请选择要上传的文件');
-      const sheet = await parseContactFile(file.fileName, file.bytes, file.truncated);
-      return ok(await createBatchUpload(context(), projectId, req.query, file.fileName, sheet));
+      const { fileName, sheet } = await receiveContactFile(req);
+      return ok(await createBatchUpload(context(), projectId, req.query, fileName, sheet));
     },
   );
 

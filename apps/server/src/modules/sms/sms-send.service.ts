@@ -188,6 +188,16 @@ export function initialState(type: SmsTemplateType, now: Date, blockReason: stri
   };
 }
 
+/** What started a send, as its record keeps it (linked to the call, task, batch or rule). */
+const originOf = (input: Omit<EnqueueSmsInput, 'variables'>) => ({
+  source: input.source,
+  callId: input.callId ?? null,
+  taskId: input.taskId ?? null,
+  batchId: input.batchId ?? null,
+  ruleId: input.ruleId ?? null,
+  createdBy: input.createdBy ?? null,
+});
+
 /** Queues one templated SMS; see the file comment for the rules. */
 export async function enqueueSms(
   db: Database,
@@ -227,12 +237,7 @@ export async function enqueueSms(
       parts: composed.parts,
       provider: settings.provider,
       ...initialState(template.type, now, blocks.get(phone)),
-      source: input.source,
-      callId: input.callId ?? null,
-      taskId: input.taskId ?? null,
-      batchId: input.batchId ?? null,
-      ruleId: input.ruleId ?? null,
-      createdBy: input.createdBy ?? null,
+      ...originOf(input),
       createdAt: now,
     })
     .returning();
@@ -275,12 +280,7 @@ export async function recordUnsendable(
       parts: 0,
       provider: settings.provider,
       ...initialState('notification', now, input.reason),
-      source: input.source,
-      callId: input.callId ?? null,
-      taskId: input.taskId ?? null,
-      batchId: input.batchId ?? null,
-      ruleId: input.ruleId ?? null,
-      createdBy: input.createdBy ?? null,
+      ...originOf(input),
       createdAt: now,
     })
     .returning();

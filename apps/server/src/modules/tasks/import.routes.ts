@@ -13,12 +13,11 @@ import fastifyMultipart from '@fastify/multipart';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { badRequest } from '../../lib/errors';
-import { receiveFiles } from '../../lib/multipart';
 import { ok, sendDownload } from '../../lib/reply';
 import { requireProject } from '../../plugins/project-access';
 import type { ModuleOptions } from '../module-options';
 import { importRejectsCsv, importTemplate } from './import-downloads';
-import { IMPORT_MAX_BYTES, parseContactFile, parsePastedNumbers } from './import-parse';
+import { IMPORT_MAX_BYTES, parsePastedNumbers, receiveContactFile } from './import-parse';
 import { commitImport, createImport, previewImport } from './import-staging';
 
 const guarded = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope };
@@ -51,15 +50,8 @@ export const taskImportRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app
     },
     async (req) => {
       const projectId = requireProject(req).id;
-      if (!req.isMultipart()) throw badRequest('请以 multipart/form-data 方式上传文件（字段 file）');
-      const files = await receiveFiles(req, {
-        field: 'file',
-        tooManyFiles: () => badRequest('字段 file：一次只能上传一个文件'),
-      });
-      const file = files.find((f) => f.field === 'file');
-      if (!file) throw badRequest('字段 file：请选择要上传的文件');
-      const sheet = await parseContactFile(file.fileName, file.bytes, file.truncated);
-      return ok(await createImport(db, projectId, req.params.taskId, file.fileName, sheet));
+      const { fileName, sheet } = await receiveContactFile(req);
+      return ok(await createImport(db, projectId, req.params.taskId, fileName, sheet));
     },
   );
 
