@@ -95,6 +95,12 @@ async function until(callId: string, status: string) {
   return detail(callId);
 }
 
+/** The call once its analysis (summary) is stored too: that step follows the end. */
+async function untilAnalysed(callId: string) {
+  for (let i = 0; i < 600 && !(await detail(callId)).summary; i++) await clock.advance(500);
+  return detail(callId);
+}
+
 describe('binding a number for inbound calls', () => {
   it('needs a published assistant of the project, an owner or admin, and a number no other project answers', async () => {
     const draft = await bind(NUMBER, draftAssistantId);
@@ -299,7 +305,8 @@ describe('呼入 answered by a call flow', () => {
   it('the editor’s 模拟来电 runs the draft with the scripted caller, recorded as a test call', async () => {
     const res = await testCall(flowId);
     expect(res.statusCode, res.body).toBe(200);
-    const call: CallDetail = await until(res.json().data.callId, 'ended');
+    await until(res.json().data.callId, 'ended');
+    const call: CallDetail = await untilAnalysed(res.json().data.callId);
     expect(call).toMatchObject({ direction: 'inbound', endReason: 'completed', calleeNumber: FLOW_NUMBER });
     expect(call.flow).toMatchObject({ flowId, flowVersion: null });
     expect(route(call)).toEqual(['start:next', 'menu:key:1', 'bill:next', 'bye:-']);
