@@ -1,3 +1,5 @@
+// The request's multipart methods (isMultipart, files) are declared by the plugin's types.
+import type {} from '@fastify/multipart';
 import type { FastifyRequest } from 'fastify';
 import { AppError } from './errors';
 import { textProblem, textProblemRule } from './safe-text';

@@ -17,7 +17,8 @@ import { z } from 'zod';
 import { ok, sendDownload } from '../../lib/reply';
 import { requireProject } from '../../plugins/project-access';
 import type { ModuleOptions } from '../module-options';
-import { IMPORT_MAX_BYTES, receiveContactFile } from '../tasks/import-parse';
+import { IMPORT_MAX_BYTES } from '../tasks/import-parse';
+import { receiveContactFile } from '../tasks/import-upload';
 import {
   batchRejectsCsv,
   batchTemplateCsv,

@@ -17,8 +17,9 @@ import { ok, sendDownload } from '../../lib/reply';
 import { requireProject } from '../../plugins/project-access';
 import type { ModuleOptions } from '../module-options';
 import { importRejectsCsv, importTemplate } from './import-downloads';
-import { IMPORT_MAX_BYTES, parsePastedNumbers, receiveContactFile } from './import-parse';
+import { IMPORT_MAX_BYTES, parsePastedNumbers } from './import-parse';
 import { commitImport, createImport, previewImport } from './import-staging';
+import { receiveContactFile } from './import-upload';
 
 const guarded = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope };
 const writes = { ...guarded, 409: errorEnvelope, 413: errorEnvelope };
