@@ -49,3 +49,14 @@ export async function chooseOption(p: Page, select: Locator, option: string | Re
   await expectVisible(item.first(), `the option ${option}`);
   await item.first().click();
 }
+
+/**
+ * Toasts land over the page header's buttons and stay while the pointer rests on them (sonner
+ * pauses them under the mouse): move the pointer away and wait until they have left on their own.
+ */
+export async function waitForToastsToLeave(p: Page, timeout = 15_000) {
+  await p.mouse.move(300, 800);
+  await expect
+    .poll(() => p.locator('[data-sonner-toast]').count(), { timeout, message: 'the toasts should leave' })
+    .toBe(0);
+}

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
-import { chooseOption, expectVisible, textOf } from './console';
+import { chooseOption, expectVisible, textOf, waitForToastsToLeave } from './console';
 
 // A 1×1 PNG: the server checks the file's own bytes, not its name.
 const PROOF_PNG = Buffer.from(
@@ -14,6 +14,7 @@ export const smsRowOf = (p: Page, text: string) => p.locator('.ant-table-tbody t
 export async function submitSignatureInConsole(p: Page, signature: string) {
   await p.getByRole('link', { name: '签名管理', exact: true }).click();
   await p.waitForURL((url) => url.pathname === '/sms/signature');
+  await waitForToastsToLeave(p);
   await p.getByRole('button', { name: '新建签名' }).first().click();
   const signatureDialog = p.getByRole('dialog').filter({ hasText: '新建签名' });
   await signatureDialog.getByLabel('签名名称').fill(signature);
@@ -31,6 +32,7 @@ export async function submitSignatureInConsole(p: Page, signature: string) {
   await proofDialog.getByRole('button', { name: /^上\s*传$/ }).click();
   await expect.poll(() => textOf(signatureRow), { timeout: 10_000 }).toContain('营业执照.png');
 
+  await waitForToastsToLeave(p);
   await signatureRow.getByRole('button', { name: '提交审核' }).click();
   await expect.poll(() => textOf(signatureRow), { timeout: 10_000 }).toContain('审核中');
   await expectVisible(signatureRow.getByRole('button', { name: '撤回' }), '撤回 while under review');
@@ -52,6 +54,7 @@ export async function submitTemplateInConsole(
 ) {
   await p.getByRole('link', { name: '模板管理', exact: true }).click();
   await p.waitForURL((url) => url.pathname === '/sms/template');
+  await waitForToastsToLeave(p);
   await p.getByRole('button', { name: '新建模板' }).first().click();
   const editor = p.locator('.ant-drawer').filter({ hasText: '新建模板' });
   await expectVisible(editor, 'the template editor');

@@ -3,7 +3,7 @@ import type { TaskDetail } from '@callpilot/contracts';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
-import { chooseOption, expectVisible, openLoggedIn, textOf } from '../support/console';
+import { chooseOption, expectVisible, openLoggedIn, textOf, waitForToastsToLeave } from '../support/console';
 import { DEMO_ASSISTANT, demoSettled, openProjectApi, type ProjectApi } from '../support/project-api';
 
 const baseUrl = inject('baseUrl');
@@ -383,12 +383,7 @@ describe('call tasks', () => {
     expect(pausedTask.counts.dialing).toBe(0);
 
     // 继续: progress resumes.
-    await expect
-      .poll(() => p.locator('[data-sonner-toast]').count(), {
-        timeout: 15_000,
-        message: 'the toast should leave',
-      })
-      .toBe(0);
+    await waitForToastsToLeave(p);
     await p.getByRole('button', { name: '继续', exact: true }).click();
     await p.mouse.move(300, 800);
     await expect.poll(() => textOf(stateTag), { timeout: 10_000 }).toBe('进行中');

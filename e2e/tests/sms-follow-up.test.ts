@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
-import { chooseOption, expectVisible, openLoggedIn, textOf } from '../support/console';
+import { chooseOption, expectVisible, openLoggedIn, textOf, waitForToastsToLeave } from '../support/console';
 import { login, type RunningServer, repoRoot, startServer, stopServer, tempDir } from '../support/server';
 import { smsRowOf, submitSignatureInConsole, submitTemplateInConsole } from '../support/sms';
 
@@ -159,6 +159,7 @@ describe('短信跟进', () => {
 
     // 4. A simulated call to a customer who talks.
     const number = `139${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`;
+    await waitForToastsToLeave(p);
     const startDialog = p.getByRole('button', { name: '模拟通话', exact: true });
     await expect.poll(() => startDialog.isEnabled(), { timeout: 10_000 }).toBe(true);
     await startDialog.click();
