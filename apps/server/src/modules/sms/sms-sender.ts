@@ -5,7 +5,7 @@ import type { Database } from '../../db/client';
 import { smsMessages, smsOptOuts, smsTemplates } from '../../db/schema';
 import { rowsOf } from '../webhooks/webhook-outbox';
 import { OUTBOX_CONTENT_PARAM } from './providers/outbox';
-import type { SmsClientResolver, SmsSendResult } from './providers/types';
+import type { SmsClientResolver, SmsProviderClient, SmsSendResult } from './providers/types';
 import { marketingSendAfter, waitingDetail } from './sms-compose';
 import { publishSmsDelivered } from './sms-receipts';
 import { BLOCK_REASONS } from './sms-send.service';
@@ -122,12 +122,27 @@ export class SmsSender {
     if (claimed.length === 0) return 0;
     const stillOk = await this.recheck(claimed);
     const templates = await this.templatesOf(stillOk);
+    // One settings lookup per project and claim, not per message: the resolver reads the settings'
+    // version each time it is asked.
+    const clients = new Map<string, Promise<SmsProviderClient>>();
+    const clientOf = (projectId: string) => {
+      let client = clients.get(projectId);
+      if (!client) {
+        client = this.options.clients(projectId);
+        clients.set(projectId, client);
+      }
+      return client;
+    };
     const queue = [...stillOk];
     const workers = Array.from(
       { length: Math.min(this.options.concurrency ?? DEFAULT_CONCURRENCY, queue.length) },
       async () => {
         for (let message = queue.shift(); message; message = queue.shift()) {
-          await this.sendOne(message, message.templateId ? templates.get(message.templateId) : undefined);
+          await this.sendOne(
+            message,
+            message.templateId ? templates.get(message.templateId) : undefined,
+            clientOf,
+          );
         }
       },
     );
@@ -219,11 +234,12 @@ export class SmsSender {
   private async sendOne(
     message: Claimed,
     template: { provider: string | null; providerRef: string | null; variables: string[] } | undefined,
+    clientOf: (projectId: string) => Promise<SmsProviderClient>,
   ): Promise<void> {
     let result: SmsSendResult;
     let kind: string;
     try {
-      const client = await this.options.clients(message.projectId);
+      const client = await clientOf(message.projectId);
       kind = client.kind;
       if (client.kind === 'outbox') {
         result = await client.send({

@@ -2,6 +2,7 @@ import type { KnowledgeBase, Paged } from '@callpilot/contracts';
 import { Button, Empty, Popconfirm, Table, type TableColumnsType, Tag } from 'antd';
 import { Link } from 'react-router';
 import { toast } from 'sonner';
+import { serverPagination } from '@/components/server-pagination';
 import { useDeleteKnowledgeBase } from '../api/delete-knowledge-base';
 import { formatTime } from '../utils/knowledge-format';
 import { knowledgeDetailPath } from '../utils/knowledge-paths';
@@ -86,15 +87,7 @@ export function KnowledgeBaseTable({ projectId, data, loading, keyword, canCreat
       dataSource={data?.items ?? []}
       loading={loading}
       locale={{ emptyText: loading ? ' ' : empty }}
-      pagination={{
-        current: data?.page ?? 1,
-        pageSize: data?.pageSize ?? 20,
-        total: data?.total ?? 0,
-        showSizeChanger: true,
-        showTotal: (total) => `共 ${total} 条`,
-        onChange: onPageChange,
-        hideOnSinglePage: false,
-      }}
+      pagination={serverPagination(data, onPageChange)}
     />
   );
 }

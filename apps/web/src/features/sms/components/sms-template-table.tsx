@@ -1,6 +1,7 @@
 import { type Paged, SMS_TEMPLATE_TYPE_LABELS, type SmsTemplate } from '@callpilot/contracts';
 import { Button, Empty, Popconfirm, Table, type TableColumnsType, Tag, Tooltip } from 'antd';
 import { toast } from 'sonner';
+import { serverPagination } from '@/components/server-pagination';
 import { useDeleteSmsReviewItem } from '../api/delete-sms-review-item';
 import { useSubmitSmsReview } from '../api/submit-sms-review';
 import { useWithdrawSmsReview } from '../api/withdraw-sms-review';
@@ -152,15 +153,7 @@ export function SmsTemplateTable({
       dataSource={data?.items ?? []}
       loading={loading}
       locale={{ emptyText: loading ? ' ' : empty }}
-      pagination={{
-        current: data?.page ?? 1,
-        pageSize: data?.pageSize ?? 20,
-        total: data?.total ?? 0,
-        showSizeChanger: true,
-        showTotal: (total) => `共 ${total} 条`,
-        hideOnSinglePage: false,
-        onChange: onPageChange,
-      }}
+      pagination={serverPagination(data, onPageChange)}
     />
   );
 }
