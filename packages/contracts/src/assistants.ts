@@ -111,6 +111,11 @@ export const assistantKnowledge = z.object({
     .min(0, { error: '相似度阈值不能低于 0' })
     .max(1, { error: '相似度阈值不能超过 1' })
     .default(0.3),
+  /**
+   * With a model profile (大模型模式): the caller's words are rewritten and the top candidates
+   * re-ranked by the assistant's model before the answer is chosen; adds the model's latency.
+   */
+  llmAssist: z.boolean({ error: '大模型改写与重排须为布尔值' }).default(false),
 });
 export type AssistantKnowledge = z.infer<typeof assistantKnowledge>;
 
@@ -186,7 +191,7 @@ export const assistantConfig = z
     voice: assistantVoice.default({ provider: 'espeak', voiceId: 'cmn', speed: 1, volume: 80 }),
     brain: assistantBrain.default({ providerId: null, model: '', temperature: 0.7, maxTokens: 300 }),
     hearing: assistantHearing.default({ providerId: null, hotwords: [] }),
-    knowledge: assistantKnowledge.default({ baseIds: [], topK: 3, scoreThreshold: 0.3 }),
+    knowledge: assistantKnowledge.default({ baseIds: [], topK: 3, scoreThreshold: 0.3, llmAssist: false }),
     conversation: assistantConversation.default(() => assistantConversation.parse({})),
     intentRules: intentRules.default(() => intentRules.parse({})),
   })

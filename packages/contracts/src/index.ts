@@ -9,6 +9,7 @@ export * from './flow-rules';
 export * from './flows';
 export * from './health';
 export * from './knowledge';
+export * from './knowledge-quality';
 export * from './net-address';
 export * from './oem';
 export * from './opendock';

@@ -52,6 +52,26 @@ export const knowledgeBaseWriteRequest = z
   .meta({ id: 'KnowledgeBaseWriteRequest' });
 export type KnowledgeBaseWriteRequest = z.input<typeof knowledgeBaseWriteRequest>;
 
+/**
+ * Where a base's right and wrong top hits fall, learned from its own questions and 相似问
+ * (knowledge-calibration.ts). `cut` is the raw relevance at which confidence is 0.3.
+ */
+export const knowledgeCalibration = z
+  .object({
+    cut: z.number(),
+    /** Probe questions it was learned from: a pair's 相似问 / question against the rest of the base. */
+    positives: z.number().int(),
+    negatives: z.number().int(),
+    /** On those probes at the cut: right answers kept, and wrong answers let through. */
+    recall: z.number(),
+    wrongRate: z.number(),
+    /** True when the base had too few probes and the cut leans on the product default. */
+    usesDefault: z.boolean(),
+    computedAt: z.iso.datetime(),
+  })
+  .meta({ id: 'KnowledgeCalibration' });
+export type KnowledgeCalibration = z.infer<typeof knowledgeCalibration>;
+
 export const knowledgeBase = z
   .object({
     id: z.string(),
@@ -63,6 +83,8 @@ export const knowledgeBase = z
     segmentCount: z.number().int(),
     /** Documents still queued or parsing. */
     pendingCount: z.number().int(),
+    /** Null until the base has been calibrated (after its first documents are indexed). */
+    calibration: knowledgeCalibration.nullable(),
     createdAt: z.iso.datetime(),
     updatedAt: z.iso.datetime(),
   })
@@ -176,8 +198,20 @@ export const hitTestRequest = z
       .min(1, { error: '召回条数至少为 1' })
       .max(20, { error: '召回条数不能超过 20' })
       .default(5),
+    /** The confidence an answer needs, as an assistant's 相似度阈值 (default 0.3). */
+    scoreThreshold: z
+      .number({ error: '置信度阈值须为数字' })
+      .min(0, { error: '置信度阈值不能低于 0' })
+      .max(1, { error: '置信度阈值不能超过 1' })
+      .default(0.3),
+    /**
+     * A model profile of the project: the caller's words are rewritten and the top candidates
+     * re-ranked by its chat model, as an assistant with 大模型改写与重排 does.
+     */
+    llmProviderId: entityId('模型配置 ID').optional(),
   })
   .meta({ id: 'HitTestRequest' });
+export type HitTestRequest = z.input<typeof hitTestRequest>;
 
 export const retrievedSegment = z.object({
   id: z.string(),
@@ -187,12 +221,78 @@ export const retrievedSegment = z.object({
   content: z.string(),
   question: z.string().nullable(),
   answer: z.string().nullable(),
-  /** 0-1, higher is better; comparable with an assistant's score threshold. */
+  /**
+   * Calibrated confidence 0-1 that this segment answers the question, comparable with an
+   * assistant's threshold: 0.3 is where, on the base's own probe questions, wrong answers become
+   * rare (knowledge-calibration.ts); raw relevance is `relevance`.
+   */
   score: z.number(),
 });
 export type RetrievedSegment = z.infer<typeof retrievedSegment>;
 
+/** One of the caller's terms as it counted for a segment: found itself, through a synonym, or not. */
+export const matchedTerm = z.object({
+  term: z.string(),
+  /** Its share of the query's weight (IDF over the base: words common across the base weigh less). */
+  weight: z.number(),
+  /** The segment's word it matched through the dictionary, when not the caller's own. */
+  via: z.string().nullable(),
+});
+export type MatchedTerm = z.infer<typeof matchedTerm>;
+
+export const hitTestSegment = retrievedSegment.extend({
+  /** Raw relevance 0-1 before calibration: the IDF-weighted share of the query found. */
+  relevance: z.number(),
+  matchedTerms: z.array(matchedTerm),
+  /** Position the LLM re-ranker gave it (1 = best), when re-ranking ran. */
+  rerankPosition: z.number().int().nullable(),
+});
+export type HitTestSegment = z.infer<typeof hitTestSegment>;
+
+/**
+ * What the assistant would do with the top hit: answer it, or refuse because confidence is low,
+ * because the top hits disagree (two different answers almost equally likely), or because nothing
+ * in the base matched at all.
+ */
+export const knowledgeVerdict = z.enum(['answer', 'low_confidence', 'ambiguous', 'no_match']);
+export type KnowledgeVerdict = z.infer<typeof knowledgeVerdict>;
+export const KNOWLEDGE_VERDICT_LABELS: Record<KnowledgeVerdict, string> = {
+  answer: '可回答',
+  low_confidence: '置信度不足，拒答',
+  ambiguous: '候选答案不一致，拒答',
+  no_match: '未找到相关内容，拒答',
+};
+
+/** How the caller's words were cleaned before ranking, shown so an operator sees what was searched. */
+export const queryAnalysis = z.object({
+  original: z.string(),
+  /** After call fillers and politeness phrases were removed and numbers read out were written as digits. */
+  cleaned: z.string(),
+  removedFillers: z.array(z.string()),
+  /** Colloquial words replaced by the dictionary's standard term (built-in or the project's own). */
+  normalized: z.array(z.object({ from: z.string(), to: z.string() })),
+  /** The LLM's rewrite of the question, when a model rewrote it. */
+  rewritten: z.string().nullable(),
+});
+export type QueryAnalysis = z.infer<typeof queryAnalysis>;
+
 export const hitTestResult = z
-  .object({ segments: z.array(retrievedSegment), tookMs: z.number(), mode: z.enum(['fulltext', 'hybrid']) })
+  .object({
+    segments: z.array(hitTestSegment),
+    tookMs: z.number(),
+    mode: z.enum(['fulltext', 'hybrid']),
+    /** Calibrated confidence of the best hit (0 when none). */
+    confidence: z.number(),
+    threshold: z.number(),
+    verdict: knowledgeVerdict,
+    /** Whether an assistant with this threshold would answer from the top hit. */
+    answered: z.boolean(),
+    query: queryAnalysis,
+    /** Time the model took to rewrite and to re-rank, when it ran (added to retrieval on a call's turn). */
+    rewriteMs: z.number().nullable(),
+    rerankMs: z.number().nullable(),
+    /** Why the model steps did not run or failed (no chat model, timeout), in Chinese; empty when fine. */
+    llmNotice: z.string(),
+  })
   .meta({ id: 'HitTestResult' });
 export type HitTestResult = z.infer<typeof hitTestResult>;

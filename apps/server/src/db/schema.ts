@@ -5,6 +5,7 @@ import {
   contactStatus,
   endReason,
   hangupBy,
+  type KnowledgeCalibration,
   speechVendor,
   synthesisVendor,
   type TrunkCodec,
@@ -398,10 +399,84 @@ export const knowledgeBases = pgTable(
     description: text('description').notNull().default(''),
     chunkSize: integer('chunk_size').notNull().default(500),
     chunkOverlap: integer('chunk_overlap').notNull().default(50),
+    /**
+     * Bumped whenever the base's searchable content changes (a document indexed or removed, a
+     * segment edited): calibration and term statistics computed at an older revision are stale.
+     */
+    revision: integer('revision').notNull().default(0),
+    /** KnowledgeCalibration plus the revision it was learned at (knowledge-calibration.ts). */
+    calibration: jsonb('calibration').$type<KnowledgeCalibration & { revision: number }>(),
     createdAt: createdAt(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [index('knowledge_bases_project_idx').on(t.projectId)],
+);
+
+/** 口语词典: a project's own colloquial words for the standard term its bases are written in. */
+export const knowledgeTerms = pgTable(
+  'knowledge_terms',
+  {
+    id: text('id').primaryKey(),
+    projectId: projectRef(),
+    standard: text('standard').notNull(),
+    variants: text('variants').array().notNull(),
+    createdAt: createdAt(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('knowledge_terms_project_standard_idx').on(t.projectId, t.standard)],
+);
+
+/** 批量测试 runs; their questions are knowledge_batch_items (a restart resumes unanswered ones). */
+export const knowledgeBatchTests = pgTable(
+  'knowledge_batch_tests',
+  {
+    id: text('id').primaryKey(),
+    projectId: projectRef(),
+    knowledgeBaseId: text('knowledge_base_id')
+      .notNull()
+      .references(() => knowledgeBases.id, { onDelete: 'cascade' }),
+    fileName: text('file_name').notNull(),
+    status: text('status', { enum: ['running', 'done', 'failed'] })
+      .notNull()
+      .default('running'),
+    error: text('error').notNull().default(''),
+    threshold: real('threshold').notNull(),
+    topK: integer('top_k').notNull().default(5),
+    llmProviderId: text('llm_provider_id'),
+    mode: text('mode', { enum: ['fulltext', 'hybrid'] })
+      .notNull()
+      .default('fulltext'),
+    /** Rows of the upload left out, with the reason (downloadable as CSV). */
+    skippedRows: jsonb('skipped_rows').$type<{ row: number; question: string; reason: string }[]>().notNull(),
+    /** Lease of the process running it; a stale lease lets another process resume it. */
+    leaseUntil: timestamp('lease_until', { withTimezone: true }),
+    createdBy: text('created_by'),
+    createdAt: createdAt(),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+  },
+  (t) => [index('knowledge_batch_tests_base_idx').on(t.projectId, t.knowledgeBaseId, t.createdAt)],
+);
+
+export const knowledgeBatchItems = pgTable(
+  'knowledge_batch_items',
+  {
+    testId: text('test_id')
+      .notNull()
+      .references(() => knowledgeBatchTests.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+    question: text('question').notNull(),
+    expected: text('expected'),
+    /** Null until the question has been run. */
+    outcome: text('outcome', {
+      enum: ['correct', 'wrong', 'refused', 'refused_correctly', 'answered_unanswerable'],
+    }),
+    verdict: text('verdict', { enum: ['answer', 'low_confidence', 'ambiguous', 'no_match'] }),
+    confidence: real('confidence'),
+    expectedRank: integer('expected_rank'),
+    topSegmentId: text('top_segment_id'),
+    topText: text('top_text'),
+  },
+  (t) => [primaryKey({ columns: [t.testId, t.position] })],
 );
 
 /**

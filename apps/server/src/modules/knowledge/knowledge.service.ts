@@ -14,9 +14,12 @@ import { AppError, badRequest, conflict, notFound } from '../../lib/errors';
 import type { DownloadFile } from '../../lib/reply';
 import { CSV_CONTENT_TYPE, csvFile, XLSX_CONTENT_TYPE, xlsxFile } from '../../lib/spreadsheet';
 import { assertWithinLimit } from '../projects/limits';
+import { answerQuestion, type LlmAssist } from './answer';
+import { publicCalibration } from './calibration';
 import type { Embedder } from './embedder';
 import { checkUpload, kindOf } from './parse';
 import { retrieve } from './retrieval';
+import { bumpRevision } from './revision';
 import { segmentTerms } from './text';
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -39,6 +42,7 @@ const toBase = (
   documentCount: row.documentCount,
   segmentCount: row.segmentCount,
   pendingCount: row.pendingCount,
+  calibration: publicCalibration(row.calibration),
   createdAt: row.createdAt.toISOString(),
   updatedAt: row.updatedAt.toISOString(),
 });
@@ -50,6 +54,8 @@ const baseColumns = {
   description: knowledgeBases.description,
   chunkSize: knowledgeBases.chunkSize,
   chunkOverlap: knowledgeBases.chunkOverlap,
+  revision: knowledgeBases.revision,
+  calibration: knowledgeBases.calibration,
   createdAt: knowledgeBases.createdAt,
   updatedAt: knowledgeBases.updatedAt,
   documentCount,
@@ -278,6 +284,7 @@ export async function deleteDocument(
     .where(documentWhere(projectId, knowledgeBaseId, documentId))
     .returning({ id: knowledgeDocuments.id });
   if (deleted.length === 0) throw notFound('文档不存在');
+  await bumpRevision(db, knowledgeBaseId);
 }
 
 /**
@@ -415,6 +422,7 @@ export async function updateSegment(
   if (changes.content !== undefined || changes.similarQuestions !== undefined)
     changes.terms = segmentTerms(changes.content ?? current.content, similarQuestions);
   await db.update(knowledgeSegments).set(changes).where(where);
+  await bumpRevision(db, knowledgeBaseId);
   const [row] = await db
     .select(segmentColumns)
     .from(knowledgeSegments)
@@ -470,6 +478,7 @@ export async function addPair(
       terms: segmentTerms(content),
       embedding,
     });
+    await bumpRevision(tx, knowledgeBaseId);
   });
   const [row] = await db
     .select(segmentColumns)
@@ -552,17 +561,45 @@ export async function hitTest(
   db: Database,
   projectId: string,
   knowledgeBaseId: string,
-  input: { query: string; topK: number },
+  input: { query: string; topK: number; scoreThreshold: number },
   embedder?: Embedder,
+  llm?: LlmAssist,
 ): Promise<HitTestResult> {
   await getKnowledgeBase(db, projectId, knowledgeBaseId);
-  return retrieve(db, {
+  const {
+    segments,
+    tookMs,
+    mode,
+    confidence,
+    threshold,
+    verdict,
+    answered,
+    query,
+    rewriteMs,
+    rerankMs,
+    llmNotice,
+  } = await answerQuestion(db, {
     projectId,
     knowledgeBaseIds: [knowledgeBaseId],
     query: input.query,
     topK: input.topK,
+    threshold: input.scoreThreshold,
     embedder,
+    llm,
   });
+  return {
+    segments,
+    tookMs,
+    mode,
+    confidence,
+    threshold,
+    verdict,
+    answered,
+    query,
+    rewriteMs,
+    rerankMs,
+    llmNotice,
+  };
 }
 
 /** For the assistants module: which of these ids are knowledge bases of the project. */

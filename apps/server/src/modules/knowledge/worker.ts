@@ -5,6 +5,7 @@ import type { Database } from '../../db/client';
 import { knowledgeBases, knowledgeDocuments, knowledgeSegments } from '../../db/schema';
 import type { Embedder } from './embedder';
 import { ParseError, parseDocument } from './parse';
+import { bumpRevision } from './revision';
 import { segmentTerms } from './text';
 
 /** How long a claim holds; progress updates extend it, so only a dead worker lets it run out. */
@@ -167,6 +168,7 @@ async function index(db: Database, job: { id: string; attempts: number }, option
         updatedAt: new Date(),
       })
       .where(eq(knowledgeDocuments.id, job.id));
+    await bumpRevision(tx, doc.knowledgeBaseId);
   });
 }
 

@@ -332,6 +332,9 @@ describe('knowledge base page: hit test', () => {
         question: '周末上班吗？',
         answer: '周六上午有人值班。',
         score: 0.823,
+        relevance: 0.8,
+        matchedTerms: [],
+        rerankPosition: null,
       },
       {
         id: 's1',
@@ -342,8 +345,25 @@ describe('knowledge base page: hit test', () => {
         question: null,
         answer: null,
         score: 0.41,
+        relevance: 0.5,
+        matchedTerms: [],
+        rerankPosition: null,
       },
     ],
+    confidence: 0.823,
+    threshold: 0.3,
+    verdict: 'answer',
+    answered: true,
+    query: {
+      original: '周末有人吗',
+      cleaned: '周末有人吗',
+      removedFillers: [],
+      normalized: [],
+      rewritten: null,
+    },
+    rewriteMs: null,
+    rerankMs: null,
+    llmNotice: '',
   };
 
   it('shows the ranked segments with their scores, mode and time, or says nothing matched', async () => {

@@ -39,6 +39,7 @@ export function makeBase(overrides: Partial<KnowledgeBase> = {}): KnowledgeBase 
     documentCount: 2,
     segmentCount: 18,
     pendingCount: 0,
+    calibration: null,
     createdAt: TIME,
     updatedAt: TIME,
     ...overrides,
