@@ -18,7 +18,6 @@ import { answerQuestion, type LlmAssist } from './answer';
 import { publicCalibration } from './calibration';
 import type { Embedder } from './embedder';
 import { checkUpload, kindOf } from './parse';
-import { retrieve } from './retrieval';
 import { bumpRevision } from './revision';
 import { segmentTerms } from './text';
 
