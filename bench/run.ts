@@ -12,6 +12,7 @@ import { flowEditorBenchmark } from './src/flow-editor';
 import { httpBenchmark } from './src/http';
 import { inboundBenchmark } from './src/inbound';
 import { knowledgeBenchmark } from './src/knowledge';
+import { knowledgeAnswersBenchmark } from './src/knowledge-answers';
 import { emergencyCleanup } from './src/lib/proc';
 import type { BudgetResult } from './src/lib/report';
 import { ensureBuilt } from './src/lib/server';
@@ -39,6 +40,12 @@ const benchmarks: Benchmark[] = [
     name: 'knowledge',
     about: 'retrieval p95 over 100,000 segments and recall@3 on a Chinese FAQ',
     run: knowledgeBenchmark,
+  },
+  {
+    name: 'knowledge-answers',
+    about:
+      'spoken-question answer quality: recall@3, wrong answers and unanswerables answered, on two domains',
+    run: () => knowledgeAnswersBenchmark(),
   },
   {
     name: 'brain',

@@ -9,7 +9,7 @@ import ExcelJS from 'exceljs';
 import JSZip from 'jszip';
 import mammoth from 'mammoth';
 import Papa from 'papaparse';
-import { chunkText } from './text';
+import { structureText } from './structure';
 
 export const UNSUPPORTED_TYPE = '不支持的文件类型，仅支持 txt、md、pdf、docx、csv、xlsx';
 export const EMPTY_FILE = '文件为空';
@@ -105,6 +105,8 @@ export type ParsedSegment = {
   answer: string | null;
   /** Other phrasings of a pair's question (相似问); empty for text. */
   similarQuestions: string[];
+  /** Headings above a piece of text: searched with it, not read out (structure.ts). */
+  context?: string;
 };
 
 /**
@@ -267,10 +269,10 @@ export async function parseDocument(
   onProgress: (fraction: number) => Promise<void> = async () => {},
 ): Promise<ParsedDocument> {
   const chunks = (text: string): ParsedDocument => {
-    const pieces = chunkText(text, settings.chunkSize, settings.chunkOverlap);
+    const pieces = structureText(text, settings.chunkSize, settings.chunkOverlap);
     if (pieces.length === 0) throw new ParseError('文档中没有可提取的文字');
     return {
-      segments: pieces.map((content) => ({ content, question: null, answer: null, similarQuestions: [] })),
+      segments: pieces.map((p) => ({ ...p, similarQuestions: [] })),
       notice: '',
     };
   };

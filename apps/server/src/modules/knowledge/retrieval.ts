@@ -1,9 +1,11 @@
-import type { RetrievedSegment } from '@callpilot/contracts';
+import type { MatchedTerm, RetrievedSegment } from '@callpilot/contracts';
 import { and, desc, eq, inArray, isNotNull, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { knowledgeDocuments, knowledgeSegments } from '../../db/schema';
 import type { Embedder } from './embedder';
-import { indexTerms, type QueryTerm, queryTerms } from './text';
+import { analyzeQuery, type QueryTerm } from './query';
+import { idf, type TermStats, termStats } from './term-stats';
+import { indexTerms, isStopWord, segmentWords } from './text';
 
 export type { RetrievedSegment };
 
@@ -18,10 +20,18 @@ export interface RetrieveOptions {
   embedder?: Embedder;
   /** Told when the embeddings endpoint fails; retrieval then answers with full text alone. */
   onEmbedderError?: (err: unknown) => void;
+  /** The query as analysed (query.ts); analysed here from `query` when not given. */
+  terms?: QueryTerm[];
+  /** Calibration probes: segments left out, and one phrasing of a pair hidden from its own segment. */
+  excludeIds?: ReadonlySet<string>;
+  hidePhrasing?: { segmentId: string; text: string };
 }
 
+/** A ranked segment with its raw relevance (score) and the terms it matched. */
+export type RankedSegment = RetrievedSegment & { matchedTerms: MatchedTerm[] };
+
 export interface RetrieveResult {
-  segments: RetrievedSegment[];
+  segments: RankedSegment[];
   tookMs: number;
   mode: 'fulltext' | 'hybrid';
 }
@@ -30,6 +40,8 @@ export interface RetrieveResult {
 const CANDIDATES = 60;
 /** A synonym found instead of the caller's own word counts this much of the word's weight. */
 const SYNONYM_CREDIT = 0.8;
+/** In question coverage, the caller's side's share; the phrasing's own words said make up the rest. */
+const FORWARD_SHARE = 0.85;
 /** Up to this many segments in scope, every segment sharing a term with the query is ranked. */
 const SMALL_SCOPE = 3000;
 /** In a larger scope, how many single-term matches are ranked when two-word matches are too few. */
@@ -37,15 +49,65 @@ const FALLBACK_SAMPLE = 200;
 /** Above this many embedded segments the vector side only re-scores the full-text candidates. */
 const MAX_VECTOR_SCAN = 5000;
 
+/** A caller's word replaced by the dictionary counts fully; a synonym this much of the word's weight. */
+const creditOf = (term: QueryTerm, alternative: string) =>
+  term.spoken.includes(alternative) ? 1 : SYNONYM_CREDIT;
+
+/**
+ * A term absent from every segment searched weighs as a term found in one segment, times this: a
+ * caller's word the base never uses is evidence the base does not answer (天气 in a broadband FAQ),
+ * but often only a word said differently, so it must not outweigh the words that did match.
+ */
+const ABSENT_FACTOR = 0.8;
+
+/**
+ * Each term's weight for this base: its length weight times its IDF (BM25), so a word most segments
+ * contain (宽带 in a broadband FAQ) counts little and a rare one (光猫) a lot. A term the base lacks
+ * but whose synonym it has weighs as that synonym.
+ */
+export function weighTerms(terms: QueryTerm[], stats: TermStats): number[] {
+  const absent = idf(stats, 1) * ABSENT_FACTOR;
+  return terms.map((t) => {
+    if (t.bigram) {
+      // A bigram is no more frequent than its rarer character.
+      const df = Math.min(...[...t.term].map((c) => stats.df.get(c) ?? 0));
+      return t.weight * (df === 0 ? absent : idf(stats, df));
+    }
+    let df = stats.df.get(t.term) ?? 0;
+    // A phrase is no more frequent than its rarest word.
+    if (df === 0 && t.substring) df = Math.min(...segmentWords(t.term).map((w) => stats.df.get(w) ?? 0));
+    if (df === 0) for (const a of t.alternatives) df = Math.max(df, stats.df.get(a) ?? 0);
+    return t.weight * (df === 0 ? absent : idf(stats, df));
+  });
+}
+
 /** The weighted share of the query's terms that `present` says a text contains. */
-function coverage(terms: QueryTerm[], present: (term: string) => boolean): number {
+function coverage(
+  terms: QueryTerm[],
+  weights: number[],
+  present: (term: string) => boolean,
+  text: string,
+  explain?: MatchedTerm[],
+): number {
   let total = 0;
   let matched = 0;
-  for (const { term, weight, alternatives } of terms) {
-    total += weight;
-    if (present(term)) matched += weight;
-    else if (alternatives.some(present)) matched += SYNONYM_CREDIT * weight;
-  }
+  terms.forEach((t, i) => {
+    const w = weights[i]!;
+    total += w;
+    const has = (word: string) => present(word) || (t.substring === true && text.includes(word));
+    if (t.bigram ? text.includes(t.term) : has(t.term)) {
+      matched += w;
+      explain?.push({ term: t.term, weight: w, via: null });
+      return;
+    }
+    const alternative = t.alternatives.find(has);
+    if (alternative) {
+      matched += creditOf(t, alternative) * w;
+      explain?.push({ term: t.term, weight: creditOf(t, alternative) * w, via: alternative });
+    }
+  });
+  if (explain)
+    for (const e of explain) e.weight = total === 0 ? 0 : Math.round((e.weight / total) * 1000) / 1000;
   return total === 0 ? 0 : matched / total;
 }
 
@@ -54,41 +116,66 @@ function coverage(terms: QueryTerm[], present: (term: string) => boolean): numbe
  * is a substring of it, lower-cased, so a phrasing whose bound is no better than the best
  * coverage so far is skipped without segmenting it.
  */
-function coverageBound(terms: QueryTerm[], text: string): number {
+function coverageBound(terms: QueryTerm[], weights: number[], text: string): number {
   const lower = text.toLowerCase();
-  return coverage(terms, (term) => lower.includes(term));
+  return coverage(terms, weights, (term) => lower.includes(term), lower);
 }
 
 /**
- * The share of the query found within one phrasing of a pair's question: the question itself or
- * any of its similar questions, whichever covers most. Only candidates are scored, in process.
+ * How well one phrasing of a pair's question (the question or one of its similar questions) and
+ * the caller's question cover each other: mostly the share of the caller's terms the phrasing
+ * contains, partly the share of the phrasing's own words the caller said (a pair whose key word the
+ * caller never said is a weaker match than one whose every word was said). The best phrasing wins.
  */
-function questionCoverage(terms: QueryTerm[], phrasings: string[]): number {
+function questionCoverage(
+  terms: QueryTerm[],
+  weights: number[],
+  phrasings: string[],
+  said: ReadonlySet<string>,
+  stats: TermStats,
+): number {
   let best = 0;
   const bounded = phrasings
-    .map((text) => ({ text, bound: coverageBound(terms, text) }))
+    .map((text) => ({ text, bound: coverageBound(terms, weights, text) }))
     .sort((a, b) => b.bound - a.bound);
   for (const { text, bound } of bounded) {
-    if (bound <= best) break;
-    const present = new Set(indexTerms(text).split(' '));
-    best = Math.max(
-      best,
-      coverage(terms, (term) => present.has(term)),
-    );
+    if (bound * FORWARD_SHARE + (1 - FORWARD_SHARE) <= best) break;
+    const words = indexTerms(text).split(' ');
+    const present = new Set(words);
+    const forward = coverage(terms, weights, (term) => present.has(term), text.toLowerCase());
+    let total = 0;
+    let found = 0;
+    for (const word of new Set(words)) {
+      if (word.length < 2 || isStopWord(word)) continue;
+      const w = idf(stats, stats.df.get(word) ?? 1);
+      total += w;
+      if (said.has(word)) found += w;
+    }
+    const backward = total === 0 ? forward : found / total;
+    best = Math.max(best, FORWARD_SHARE * forward + (1 - FORWARD_SHARE) * backward);
     if (best >= 1) break;
   }
   return best;
 }
 
+/** Every word the caller said or meant: terms, their synonyms and the words the dictionary replaced. */
+const saidWords = (terms: QueryTerm[]) =>
+  new Set(terms.flatMap((t) => [t.term, ...t.alternatives, ...t.spoken]));
+
 /** Quoted lexemes OR-ed together; quoting keeps to_tsquery from reading operators in user text. */
 const lexeme = (w: string) => `'${w.replaceAll("'", "''").replaceAll('\\', '')}'`;
 const orQuery = (terms: QueryTerm[]) =>
-  terms.flatMap(({ term, alternatives }) => [term, ...alternatives].map(lexeme)).join(' | ');
+  terms
+    .filter((t) => !t.bigram)
+    .flatMap(({ term, alternatives, substring }) =>
+      [term, ...alternatives].flatMap((w) => (substring ? [w, ...segmentWords(w)] : [w])).map(lexeme),
+    )
+    .join(' | ');
 
 /** "At least two of the query's words": every pair AND-ed, the pairs OR-ed. */
 function twoWordQuery(terms: QueryTerm[]): string | undefined {
   // The callers' own words only: with synonyms the pairs multiply and so does the work.
-  const words = terms.filter((t) => t.weight >= 0.5).map((t) => lexeme(t.term));
+  const words = terms.filter((t) => t.weight >= 0.5 && !t.bigram).map((t) => lexeme(t.term));
   const pairs: string[] = [];
   for (let i = 0; i < words.length; i++) {
     for (let j = i + 1; j < words.length; j++) pairs.push(`(${words[i]} & ${words[j]})`);
@@ -150,8 +237,8 @@ export async function retrieve(db: Database, options: RetrieveOptions): Promise<
   const started = performance.now();
   let mode: RetrieveResult['mode'] = 'fulltext';
   const threshold = options.scoreThreshold ?? 0;
-  const words = queryTerms(options.query);
-  const done = (segments: RetrievedSegment[]): RetrieveResult => ({
+  const words = options.terms ?? analyzeQuery(options.query).terms;
+  const done = (segments: RankedSegment[]): RetrieveResult => ({
     segments: segments.filter((s) => s.score >= threshold).slice(0, options.topK),
     tookMs: Math.round((performance.now() - started) * 100) / 100,
     mode,
@@ -217,7 +304,7 @@ export async function retrieve(db: Database, options: RetrieveOptions): Promise<
       if (lexicalRows.length < options.topK) {
         // Words only: a lone character is too weak a signal to sample a large scope by.
         const anyWord = words
-          .filter((t) => t.weight >= 0.5)
+          .filter((t) => t.weight >= 0.5 && !t.bigram)
           .map((t) => lexeme(t.term))
           .join(' | ');
         const sample = db
@@ -238,16 +325,33 @@ export async function retrieve(db: Database, options: RetrieveOptions): Promise<
     }
   }
 
+  const stats = await termStats(db, options.knowledgeBaseIds);
+  const weights = weighTerms(words, stats);
+  const said = saidWords(words);
+  const hidden = options.hidePhrasing;
   const lexical = (row: Row) => {
-    const present = new Set(row.terms.split(' '));
-    const all = coverage(words, (term) => present.has(term));
-    if (row.question === null) return all;
-    return 0.5 * all + 0.5 * questionCoverage(words, [row.question, ...row.similarQuestions]);
+    let terms = row.terms;
+    let similar = row.similarQuestions;
+    if (hidden && hidden.segmentId === row.id) {
+      similar = similar.filter((q) => q !== hidden.text);
+      terms = indexTerms([row.content, ...similar].join('\n'));
+    }
+    const present = new Set(terms.split(' '));
+    const explain: MatchedTerm[] = [];
+    const text = [row.content, ...similar].join('\n').toLowerCase();
+    const all = coverage(words, weights, (term) => present.has(term), text, explain);
+    if (row.question === null) return { score: all, explain };
+    return {
+      score: 0.5 * all + 0.5 * questionCoverage(words, weights, [row.question, ...similar], said, stats),
+      explain,
+    };
   };
 
-  const candidates = new Map<string, { row: Row; lexical: number; order: number }>();
+  if (options.excludeIds) lexicalRows = lexicalRows.filter((r) => !options.excludeIds!.has(r.id));
+  const candidates = new Map<string, { row: Row; lexical: number; explain: MatchedTerm[]; order: number }>();
   lexicalRows.forEach((row, order) => {
-    candidates.set(row.id, { row, lexical: lexical(row), order });
+    const { score, explain } = lexical(row);
+    candidates.set(row.id, { row, lexical: score, explain, order });
   });
 
   let similarity = new Map<string, number>();
@@ -286,13 +390,14 @@ export async function retrieve(db: Database, options: RetrieveOptions): Promise<
       );
       const byVector = [...vectorRows].sort((a, b) => similarity.get(b.id)! - similarity.get(a.id)!);
       for (const row of byVector.slice(0, CANDIDATES)) {
-        if (!candidates.has(row.id))
-          candidates.set(row.id, { row, lexical: lexical(row), order: CANDIDATES });
+        if (candidates.has(row.id) || options.excludeIds?.has(row.id)) continue;
+        const { score, explain } = lexical(row);
+        candidates.set(row.id, { row, lexical: score, explain, order: CANDIDATES });
       }
     }
   }
 
-  const scored = [...candidates.values()].map(({ row, lexical: lex, order }) => ({
+  const scored = [...candidates.values()].map(({ row, lexical: lex, explain, order }) => ({
     order,
     segment: {
       id: row.id,
@@ -302,6 +407,7 @@ export async function retrieve(db: Database, options: RetrieveOptions): Promise<
       content: row.content,
       question: row.question,
       answer: row.answer,
+      matchedTerms: explain,
       // A segment indexed before the project had an embeddings model keeps its lexical score.
       score:
         Math.round(

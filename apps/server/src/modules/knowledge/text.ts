@@ -1,6 +1,6 @@
 import { Jieba } from '@node-rs/jieba';
 import { dict } from '@node-rs/jieba/dict.js';
-import { synonymsOf } from './synonyms';
+import { digitsFor } from './numbers';
 
 // Loading the dictionary takes ~100 ms and tens of MB, so it happens once per process, lazily
 // (servers that never touch a knowledge base never pay for it).
@@ -22,6 +22,8 @@ const STOP_WORDS = new Set(
 
 const WORD = /[\p{L}\p{N}]/u;
 
+export const isStopWord = (word: string) => STOP_WORDS.has(word);
+
 /**
  * Search-mode segmentation (long words also yield their sub-words, 多长时间 → 多长 时间 长时间),
  * lower-cased, without punctuation. Used for both indexing and queries so they meet on the same words.
@@ -36,7 +38,7 @@ export function segmentWords(text: string): string[] {
 const HAN = /\p{Script=Han}/u;
 
 /** The Chinese characters inside multi-character words (安装 → 安 装), each once. */
-function charsOf(words: string[]): string[] {
+export function charsOf(words: string[]): string[] {
   const chars = new Set<string>();
   for (const w of words) {
     if (w.length < 2) continue;
@@ -52,6 +54,12 @@ function charsOf(words: string[]): string[] {
  */
 export function indexTerms(text: string): string {
   const words = segmentWords(text);
+  // Numbers as written and as digits (七天 and 7天), so a caller's 七天 finds 7 天 and back.
+  const digits = digitsFor(text);
+  if (digits !== text) {
+    const seen = new Set(words);
+    for (const w of segmentWords(digits)) if (!seen.has(w)) words.push(w);
+  }
   return [...words, ...charsOf(words)].join(' ');
 }
 
@@ -61,27 +69,6 @@ export function indexTerms(text: string): string {
  */
 export function segmentTerms(content: string, similarQuestions: readonly string[] = []): string {
   return indexTerms([content, ...similarQuestions].join('\n'));
-}
-
-export interface QueryTerm {
-  term: string;
-  /** How much finding it counts towards a segment's score; longer words are more specific. */
-  weight: number;
-  /** Words that mean the same to a caller (synonyms.ts); finding one of them counts a little less. */
-  alternatives: string[];
-}
-
-/** The meaningful words of a query (stop words dropped) and their characters, each once. */
-export function queryTerms(query: string): QueryTerm[] {
-  const words = [...new Set(segmentWords(query).filter((w) => !STOP_WORDS.has(w)))];
-  const terms: QueryTerm[] = words.map((term) => ({
-    term,
-    weight: term.length >= 3 ? 1.5 : term.length === 2 ? 1 : 0.5,
-    alternatives: synonymsOf(term).filter((w) => !words.includes(w)),
-  }));
-  for (const c of charsOf(words))
-    if (!words.includes(c)) terms.push({ term: c, weight: 0.25, alternatives: [] });
-  return terms;
 }
 
 const SENTENCE_END = /(?<=[。！？；!?;])/u;

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { and, asc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/client';
 import { knowledgeBases, knowledgeDocuments, knowledgeSegments } from '../../db/schema';
+import { recalibrateLater } from './calibrate';
 import type { Embedder } from './embedder';
 import { ParseError, parseDocument } from './parse';
 import { bumpRevision } from './revision';
@@ -126,7 +127,10 @@ async function index(db: Database, job: { id: string; attempts: number }, option
     question: segment.question,
     answer: segment.answer,
     similarQuestions: segment.similarQuestions,
-    terms: segmentTerms(segment.content, segment.similarQuestions),
+    terms: segmentTerms(
+      segment.context ? `${segment.context}\n${segment.content}` : segment.content,
+      segment.similarQuestions,
+    ),
     embedding: null as number[] | null,
   }));
   await report(70, true);
@@ -170,6 +174,24 @@ async function index(db: Database, job: { id: string; attempts: number }, option
       .where(eq(knowledgeDocuments.id, job.id));
     await bumpRevision(tx, doc.knowledgeBaseId);
   });
+  // Calibrated as soon as the base's last pending document is in, so its first questions are
+  // judged by its own cut: answerQuestion waits for this run rather than starting another.
+  const [pending] = await db
+    .select({ id: knowledgeDocuments.id })
+    .from(knowledgeDocuments)
+    .where(
+      and(
+        eq(knowledgeDocuments.knowledgeBaseId, doc.knowledgeBaseId),
+        inArray(knowledgeDocuments.status, ['queued', 'parsing']),
+        ne(knowledgeDocuments.id, job.id),
+      ),
+    )
+    .limit(1);
+  if (!pending)
+    await recalibrateLater(db, doc.projectId, doc.knowledgeBaseId, {
+      embedder,
+      onError: (err) => options.log?.warn({ err }, 'knowledge calibration failed'),
+    });
 }
 
 /**

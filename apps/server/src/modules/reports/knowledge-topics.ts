@@ -1,4 +1,4 @@
-import { queryTerms } from '../knowledge/text';
+import { analyzeQuery } from '../knowledge/query';
 
 /**
  * Groups unanswered questions into topics without an embedding model: each question becomes the
@@ -14,7 +14,8 @@ type Bag = Map<string, number>;
 
 export function termBag(question: string): Bag {
   const bag: Bag = new Map();
-  for (const t of queryTerms(question)) bag.set(t.term, Math.max(bag.get(t.term) ?? 0, t.weight));
+  for (const t of analyzeQuery(question).terms)
+    if (!t.bigram) bag.set(t.term, Math.max(bag.get(t.term) ?? 0, t.weight));
   return bag;
 }
 
