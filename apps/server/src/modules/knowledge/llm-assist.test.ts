@@ -74,6 +74,14 @@ describe('rewrite', () => {
     expect(await assist().rewrite('光猫红灯一直闪', live())).toBe('光猫红灯一直闪');
   });
 
+  it('returns the caller’s words when the model answers the question instead of restating it', async () => {
+    upstream.replyWith({
+      content:
+        '营业厅的营业时间为每天上午 9 点到下午 6 点，节假日照常营业。如需办理业务，请携带本人身份证件前往就近营业厅，也可以拨打客服热线咨询。',
+    });
+    expect(await assist().rewrite('营业厅几点开门', live())).toBe('营业厅几点开门');
+  });
+
   it('fails with a Chinese provider error when the model service refuses', async () => {
     upstream.replyWith({ status: 503 });
     await expect(assist().rewrite('光猫红灯', live())).rejects.toThrow(/模型服务暂时不可用（HTTP 503）/);

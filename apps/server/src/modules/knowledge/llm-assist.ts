@@ -133,7 +133,11 @@ export function createLlmAssist(endpoint: LlmEndpoint, options: LlmAssistOptions
         },
         signal,
       );
-      return cleanRewrite(output) || query;
+      const rewritten = cleanRewrite(output);
+      // A rewrite far longer than the words it restates is an answer or a lecture, not the
+      // question: searching with it would rank whatever the model made up.
+      const limit = Math.max(2 * [...query].length, [...query].length + 40);
+      return rewritten && [...rewritten].length <= limit ? rewritten : query;
     },
 
     async rerank(query, candidates, signal) {
