@@ -239,6 +239,12 @@ describe('profiles and the hit test', () => {
     const own = await llmAssistFor(t.db, secret, seeded.a.projectId, ownProvider);
     expect(await own?.rewrite('几点开门', live())).toBe('营业时间是几点？');
     expect(upstream.chatRequests()[0]?.body.model).toBe(MODEL);
+    // An assistant that names its own chat model asks that one through the same profile.
+    const overridden = await llmAssistFor(t.db, secret, seeded.a.projectId, ownProvider, {
+      model: 'qwen-max',
+    });
+    await overridden?.rewrite('几点开门', live());
+    expect(upstream.chatRequests()[1]?.body.model).toBe('qwen-max');
 
     expect(await llmAssistFor(t.db, secret, seeded.a.projectId, otherProvider)).toBeUndefined();
     expect(

@@ -94,6 +94,8 @@ export interface LlmEndpoint {
 }
 
 export interface LlmAssistOptions {
+  /** An assistant's own chat model (config.brain.model) in place of the profile's default. */
+  model?: string;
   fetch?: typeof fetch;
   /** The client's own cap; the real budget (about 1.5 s each) is the caller's AbortSignal. */
   timeoutMs?: number;
@@ -182,11 +184,9 @@ export async function llmAssistFor(
   options?: LlmAssistOptions,
 ): Promise<LlmAssist | undefined> {
   const provider = await resolveProvider(db, secret, projectId, providerId);
-  if (!provider || provider.model.trim() === '') return undefined;
-  return createLlmAssist(
-    { baseUrl: provider.baseUrl, apiKey: provider.apiKey, model: provider.model.trim() },
-    options,
-  );
+  const model = (options?.model?.trim() || provider?.model.trim()) ?? '';
+  if (!provider || model === '') return undefined;
+  return createLlmAssist({ baseUrl: provider.baseUrl, apiKey: provider.apiKey, model }, options);
 }
 
 /**
