@@ -277,7 +277,7 @@ describe('数据统计', () => {
     await expectVisible(results, 'the hit-test results');
     const first = results.getByRole('listitem').first();
     expect(await textOf(first)).toContain(answer);
-    expect(await first.getByRole('progressbar').getAttribute('aria-label')).toBe('相关度 1.00');
+    expect(await first.getByRole('progressbar').getAttribute('aria-label')).toBe('置信度 1.00');
   });
 });
 

@@ -204,8 +204,8 @@ describe('knowledge bases', () => {
     expect(await textOf(first)).toContain(FAQ_FILE);
     expect(await first.getByText('#1', { exact: true }).isVisible()).toBe(true);
     const scoreLabel = (await first.getByRole('progressbar').getAttribute('aria-label')) ?? '';
-    expect(scoreLabel).toMatch(/^相关度 (0\.\d\d|1\.00)$/);
-    const score = scoreLabel.replace('相关度 ', '');
+    expect(scoreLabel).toMatch(/^置信度 (0\.\d\d|1\.00)$/);
+    const score = scoreLabel.replace('置信度 ', '');
     expect(Number(score)).toBeGreaterThan(0);
     expect(await first.getByText(score, { exact: true }).isVisible()).toBe(true);
     // Every later hit scores no higher; the enabled pair is searched, the disabled one is not.
@@ -213,7 +213,7 @@ describe('knowledge bases', () => {
       await hits
         .getByRole('progressbar')
         .evaluateAll((bars) => bars.map((bar) => bar.getAttribute('aria-label') ?? ''))
-    ).map((label) => Number(label.replace('相关度 ', '')));
+    ).map((label) => Number(label.replace('置信度 ', '')));
     expect(scores.length).toBeGreaterThan(1);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
     const allText = await hits.allTextContents();

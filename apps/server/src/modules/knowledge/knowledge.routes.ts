@@ -53,6 +53,7 @@ import {
   updateSegment,
   uploadDocuments,
 } from './knowledge.service';
+import { hitTestLlmAssist } from './llm-assist';
 
 const guarded = { 400: errorEnvelope, 401: errorEnvelope, 403: errorEnvelope, 404: errorEnvelope };
 const BASE = '/api/project/:projectId/knowledge-bases/:knowledgeBaseId';
@@ -294,8 +295,9 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app,
     },
     async (req) => {
       const projectId = requireProject(req).id;
+      const llm = await hitTestLlmAssist(db, secret, projectId, req.body.llmProviderId);
       const embedder = await projectEmbedder(db, projectId);
-      return ok(await hitTest(db, projectId, req.params.knowledgeBaseId, req.body, embedder));
+      return ok(await hitTest(db, projectId, req.params.knowledgeBaseId, req.body, embedder, llm));
     },
   );
 };

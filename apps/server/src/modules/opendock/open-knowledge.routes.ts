@@ -21,6 +21,7 @@ import { OPENDOCK_PREFIX, requireApiKey } from '../../plugins/api-key-auth';
 import { embedderForProject } from '../knowledge/embedder';
 import { receiveKnowledgeUpload } from '../knowledge/knowledge.routes';
 import { getDocument, hitTest, listKnowledgeBases } from '../knowledge/knowledge.service';
+import { hitTestLlmAssist } from '../knowledge/llm-assist';
 import type { ModuleOptions } from '../module-options';
 import { openFailures, openSecurity, scope } from './opendock-schema';
 
@@ -111,8 +112,9 @@ export const openKnowledgeRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (
         security,
         summary: '命中测试',
         description:
-          '按问题检索知识库分段，返回排序后的分段与得分（0-1，越高越相关，可与小助手的相似度阈值比较），' +
-          '与控制台的命中测试相同。只读取，不修改知识库。',
+          '按问题检索知识库分段，返回排序后的分段、校准后的置信度（0-1，可与小助手的相似度阈值比较）' +
+          '与判定（可回答，或拒答及原因），与控制台的命中测试相同。传 llmProviderId 时先由该模型配置的' +
+          '对话模型改写问题、重排候选。只读取，不修改知识库。',
         params: openKnowledgeBaseIdParams,
         body: hitTestRequest,
         response: { 200: envelope(hitTestResult), ...openFailures },
@@ -120,8 +122,9 @@ export const openKnowledgeRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (
     },
     async (req) => {
       const projectId = requireApiKey(req).projectId;
+      const llm = await hitTestLlmAssist(db, secret, projectId, req.body.llmProviderId);
       const embedder = await embedderForProject(db, secret, projectId);
-      return ok(await hitTest(db, projectId, req.params.knowledgeBaseId, req.body, embedder));
+      return ok(await hitTest(db, projectId, req.params.knowledgeBaseId, req.body, embedder, llm));
     },
   );
 };

@@ -1,5 +1,5 @@
 import type { HitTestResult, KnowledgeDocument } from '@callpilot/contracts';
-import { fireEvent, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ok } from '@/test/fake-server';
 import { qaTemplateCsv } from '../utils/knowledge-files';
@@ -333,7 +333,10 @@ describe('knowledge base page: hit test', () => {
         answer: '周六上午有人值班。',
         score: 0.823,
         relevance: 0.8,
-        matchedTerms: [],
+        matchedTerms: [
+          { term: '周末', weight: 0.55, via: null },
+          { term: '有人', weight: 0.25, via: '上班' },
+        ],
         rerankPosition: null,
       },
       {
@@ -344,9 +347,9 @@ describe('knowledge base page: hit test', () => {
         content: '工作日 9:00-18:00 受理退货。',
         question: null,
         answer: null,
-        score: 0.41,
+        score: 0.21,
         relevance: 0.5,
-        matchedTerms: [],
+        matchedTerms: [{ term: '有人', weight: 0.25, via: '受理' }],
         rerankPosition: null,
       },
     ],
@@ -355,9 +358,9 @@ describe('knowledge base page: hit test', () => {
     verdict: 'answer',
     answered: true,
     query: {
-      original: '周末有人吗',
+      original: '喂你好，周末有人吗',
       cleaned: '周末有人吗',
-      removedFillers: [],
+      removedFillers: ['喂', '你好'],
       normalized: [],
       rewritten: null,
     },
@@ -366,14 +369,68 @@ describe('knowledge base page: hit test', () => {
     llmNotice: '',
   };
 
-  it('shows the ranked segments with their scores, mode and time, or says nothing matched', async () => {
+  const refused: HitTestResult = {
+    ...result,
+    segments: [
+      {
+        ...(result.segments[1] as HitTestResult['segments'][number]),
+        rerankPosition: 1,
+        matchedTerms: [{ term: '猫', weight: 0.6, via: '光猫' }],
+      },
+    ],
+    confidence: 0.21,
+    threshold: 0.5,
+    verdict: 'low_confidence',
+    answered: false,
+    query: {
+      original: '那个猫一直闪红灯咋整',
+      cleaned: '光猫一直闪红灯咋整',
+      removedFillers: ['那个'],
+      normalized: [{ from: '猫', to: '光猫' }],
+      rewritten: '光猫一直闪红灯怎么办？',
+    },
+    rewriteMs: 412.6,
+    rerankMs: 388.2,
+    llmNotice: '',
+  };
+
+  const providers = ok(
+    paged(
+      [
+        {
+          id: 'lp1',
+          name: '通义千问',
+          baseUrl: 'https://dashscope.aliyuncs.com/compatible-mode/v1',
+          model: 'qwen-turbo',
+          embeddingModel: '',
+          hasApiKey: true,
+          apiKeyHint: '1234',
+          createdAt: '2026-03-01T02:00:00.000Z',
+          updatedAt: '2026-03-01T02:00:00.000Z',
+        },
+      ],
+      1,
+      1,
+      100,
+    ),
+  );
+
+  it('shows the verdict, the cleaned question and each hit with confidence, relevance and matched terms', async () => {
     server = serveKnowledge({
       'GET /api/project/p1/balance-limit': ok(openLimits),
+      'GET /api/project/p1/llm-providers': providers,
       [`GET ${BASE}`]: ok(base),
       [`POST ${BASE}/hit-test`]: (request) =>
-        (request.body as { query: string }).query === '周末有人吗'
+        (request.body as { query: string }).query === '喂你好，周末有人吗'
           ? ok(result)
-          : ok({ mode: 'hybrid', tookMs: 3, segments: [] }),
+          : ok({
+              ...result,
+              segments: [],
+              confidence: 0,
+              verdict: 'no_match',
+              answered: false,
+              mode: 'hybrid',
+            }),
     });
     renderKnowledge('/knowledge/kb1?tab=hit-test');
 
@@ -381,25 +438,183 @@ describe('knowledge base page: hit test', () => {
     fireEvent.click(screen.getByRole('button', { name: '测试' }));
     expect(await screen.findByText('请输入测试问题')).toBeTruthy();
 
-    fireEvent.change(query, { target: { value: '  周末有人吗 ' } });
+    fireEvent.change(query, { target: { value: '  喂你好，周末有人吗 ' } });
     fireEvent.change(screen.getByLabelText('召回条数'), { target: { value: '3' } });
     fireEvent.click(screen.getByRole('button', { name: '测试' }));
 
     const results = await screen.findByRole('region', { name: '命中结果' });
+    expect(within(results).getByText('可回答')).toBeTruthy();
+    expect(within(results).getByText('置信度 0.82，阈值 0.30')).toBeTruthy();
+
+    const analysis = within(results).getByRole('region', { name: '问题分析' });
+    expect(within(analysis).getByText('喂你好，周末有人吗')).toBeTruthy();
+    // Fillers are shown struck through, not silently dropped.
+    expect(within(analysis).getByText('喂').tagName).toBe('DEL');
+    expect(within(analysis).getByText('你好').tagName).toBe('DEL');
+    expect(within(analysis).getByText('周末有人吗')).toBeTruthy();
+    expect(within(analysis).queryByText('大模型改写')).toBeNull();
+
     expect(within(results).getByText('全文检索')).toBeTruthy();
     expect(within(results).getByText('命中 2 个分段，耗时 12 ms')).toBeTruthy();
     const items = within(results).getAllByRole('listitem');
-    expect(within(items[0] as HTMLElement).getByText('#1')).toBeTruthy();
-    expect(within(items[0] as HTMLElement).getByText('0.82')).toBeTruthy();
-    expect(within(items[0] as HTMLElement).getByText('周六上午有人值班。')).toBeTruthy();
-    expect(within(items[1] as HTMLElement).getByText('0.41')).toBeTruthy();
-    expect(within(items[1] as HTMLElement).getByText('退换货政策.pdf')).toBeTruthy();
-    expect(server.requests.find((r) => r.method === 'POST')?.body).toEqual({ query: '周末有人吗', topK: 3 });
+    expect(items).toHaveLength(2);
+    const [first, second] = items as [HTMLElement, HTMLElement];
+    expect(within(first).getByText('#1')).toBeTruthy();
+    expect(within(first).getByText('0.82')).toBeTruthy();
+    expect(within(first).getByText('相关度 0.80')).toBeTruthy();
+    expect(within(first).getByText('周六上午有人值班。')).toBeTruthy();
+    const firstTerms = within(first).getByRole('group', { name: '匹配的词' });
+    expect(within(firstTerms).getByText('周末 0.55')).toBeTruthy();
+    // Matched through the dictionary: the caller's word, then the segment's.
+    expect(within(firstTerms).getByText('有人→上班 0.25')).toBeTruthy();
+    expect(within(first).queryByRole('group', { name: '未匹配的词' })).toBeNull();
+    expect(within(first).queryByText('低于阈值')).toBeNull();
+
+    expect(within(second).getByText('0.21')).toBeTruthy();
+    expect(within(second).getByText('相关度 0.50')).toBeTruthy();
+    expect(within(second).getByText('低于阈值')).toBeTruthy();
+    expect(within(second).getByText('退换货政策.pdf')).toBeTruthy();
+    expect(within(within(second).getByRole('group', { name: '未匹配的词' })).getByText('周末')).toBeTruthy();
+    expect(within(second).queryByText(/^重排第/)).toBeNull();
+
+    expect(server.requests.find((r) => r.method === 'POST')?.body).toEqual({
+      query: '喂你好，周末有人吗',
+      topK: 3,
+      scoreThreshold: 0.3,
+    });
 
     fireEvent.change(query, { target: { value: '火星发货吗' } });
     fireEvent.click(screen.getByRole('button', { name: '测试' }));
     expect(await screen.findByText(/^未命中任何分段/)).toBeTruthy();
+    expect(screen.getByText('未找到相关内容，拒答')).toBeTruthy();
     expect(screen.getByText('混合检索')).toBeTruthy();
+  });
+
+  it('sends the threshold and a model profile, and shows the refusal, the rewrite, its times and the re-rank', async () => {
+    server = serveKnowledge({
+      'GET /api/project/p1/balance-limit': ok(openLimits),
+      'GET /api/project/p1/llm-providers': providers,
+      [`GET ${BASE}`]: ok(base),
+      [`POST ${BASE}/hit-test`]: ok(refused),
+    });
+    renderKnowledge('/knowledge/kb1?tab=hit-test');
+
+    fireEvent.change(await screen.findByLabelText('测试问题'), { target: { value: '那个猫一直闪红灯咋整' } });
+    const threshold = screen.getByLabelText('置信度阈值');
+    expect((threshold as HTMLInputElement).value).toBe('0.30');
+    fireEvent.change(threshold, { target: { value: '0.5' } });
+    fireEvent.mouseDown(screen.getByRole('combobox', { name: /^大模型改写与重排/ }));
+    fireEvent.click(await screen.findByTitle('通义千问（qwen-turbo）'));
+    fireEvent.click(screen.getByRole('button', { name: '测试' }));
+
+    const results = await screen.findByRole('region', { name: '命中结果' });
+    expect(within(results).getByText('置信度不足，拒答')).toBeTruthy();
+    expect(within(results).getByText('置信度 0.21，阈值 0.50')).toBeTruthy();
+    expect(within(results).getByText(/助手不会用这些分段作答/)).toBeTruthy();
+
+    const analysis = within(results).getByRole('region', { name: '问题分析' });
+    expect(within(analysis).getByText('那个').tagName).toBe('DEL');
+    expect(within(analysis).getByText('猫→光猫')).toBeTruthy();
+    expect(within(analysis).getByText('光猫一直闪红灯咋整')).toBeTruthy();
+    expect(within(analysis).getByText('光猫一直闪红灯怎么办？')).toBeTruthy();
+    expect(within(analysis).getByText('改写 413 ms · 重排 388 ms')).toBeTruthy();
+
+    const [hit] = within(results).getAllByRole('listitem') as [HTMLElement];
+    expect(within(hit).getByText('重排第 1')).toBeTruthy();
+    expect(
+      within(within(hit).getByRole('group', { name: '匹配的词' })).getByText('猫→光猫 0.60'),
+    ).toBeTruthy();
+
+    expect(server.requests.find((r) => r.method === 'POST')?.body).toEqual({
+      query: '那个猫一直闪红灯咋整',
+      topK: 5,
+      scoreThreshold: 0.5,
+      llmProviderId: 'lp1',
+    });
+  });
+
+  it('says why the model steps did not run', async () => {
+    server = serveKnowledge({
+      'GET /api/project/p1/balance-limit': ok(openLimits),
+      'GET /api/project/p1/llm-providers': providers,
+      [`GET ${BASE}`]: ok(base),
+      [`POST ${BASE}/hit-test`]: ok({
+        ...result,
+        rewriteMs: 1500,
+        llmNotice: '大模型改写超时（超过 1.5 秒），已按原话检索',
+      }),
+    });
+    renderKnowledge('/knowledge/kb1?tab=hit-test');
+
+    fireEvent.change(await screen.findByLabelText('测试问题'), { target: { value: '周末有人吗' } });
+    fireEvent.change(screen.getByLabelText('置信度阈值'), { target: { value: '' } });
+    fireEvent.click(screen.getByRole('button', { name: '测试' }));
+    expect(await screen.findByText('置信度阈值须为数字')).toBeTruthy();
+    expect(server.requests.some((r) => r.method === 'POST')).toBe(false);
+
+    fireEvent.change(screen.getByLabelText('置信度阈值'), { target: { value: '0.3' } });
+    fireEvent.click(screen.getByRole('button', { name: '测试' }));
+    const analysis = await screen.findByRole('region', { name: '问题分析' });
+    expect(within(analysis).getByText('大模型改写超时（超过 1.5 秒），已按原话检索')).toBeTruthy();
+    expect(within(analysis).getByText('改写 1500 ms')).toBeTruthy();
+  });
+
+  it('shows in the header whether the base is calibrated, and explains calibration', async () => {
+    server = serveKnowledge({
+      'GET /api/project/p1/balance-limit': ok(openLimits),
+      [`GET ${BASE}`]: ok(
+        makeBase({
+          calibration: {
+            cut: 0.42,
+            positives: 96,
+            negatives: 24,
+            recall: 0.91,
+            wrongRate: 0.035,
+            usesDefault: false,
+            computedAt: '2026-03-01T02:00:00.000Z',
+          },
+        }),
+      ),
+      [`GET ${ROOT}/kb2`]: ok(makeBase({ id: 'kb2', name: '新知识库' })),
+      [`GET ${ROOT}/kb3`]: ok(
+        makeBase({
+          id: 'kb3',
+          name: '小知识库',
+          calibration: {
+            cut: 0.3,
+            positives: 3,
+            negatives: 1,
+            recall: 1,
+            wrongRate: 0,
+            usesDefault: true,
+            computedAt: '2026-03-01T02:00:00.000Z',
+          },
+        }),
+      ),
+    });
+    const router = renderKnowledge('/knowledge/kb1');
+
+    expect(await screen.findByText('已校准：探测问题 120 条，误答率 3.5%')).toBeTruthy();
+    const info = screen.getByRole('img', { name: '什么是校准' });
+    fireEvent.mouseEnter(info);
+    const tip = await screen.findByRole('tooltip');
+    expect(tip.textContent).toMatch(/探测问题/);
+    expect(tip.textContent).toContain('正确答案保留 91%，误答 3.5%');
+    fireEvent.mouseLeave(info);
+
+    await act(() => router.navigate('/knowledge/kb2'));
+    expect(await screen.findByText('新知识库')).toBeTruthy();
+    expect(screen.getByText('未校准（使用默认值）')).toBeTruthy();
+
+    await act(() => router.navigate('/knowledge/kb3'));
+    expect(await screen.findByText('小知识库')).toBeTruthy();
+    expect(screen.getByText('未校准（使用默认值）')).toBeTruthy();
+    fireEvent.mouseEnter(screen.getByRole('img', { name: '什么是校准' }));
+    await waitFor(() =>
+      expect(screen.getAllByRole('tooltip').some((t) => t.textContent?.includes('探测问题只有 4 条'))).toBe(
+        true,
+      ),
+    );
   });
 
   it('says the base does not exist for an unknown or foreign id', async () => {

@@ -3,7 +3,14 @@ import { useMutation } from '@tanstack/react-query';
 import { post } from '@/lib/request';
 import { knowledgeBasesUrl } from './knowledge-query-keys';
 
-export type HitTestInput = { query: string; topK: number };
+export type HitTestInput = {
+  query: string;
+  topK: number;
+  /** The confidence an answer needs, as an assistant's 相似度阈值. */
+  scoreThreshold: number;
+  /** A model profile that rewrites the question and re-ranks the hits; omitted for none. */
+  llmProviderId?: string;
+};
 
 export function hitTestKnowledgeBase(
   projectId: string,

@@ -4,6 +4,7 @@ import { Link, useParams, useSearchParams } from 'react-router';
 import { RequestError } from '@/lib/request';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
 import { useKnowledgeBase } from '../api/get-knowledge-base';
+import { KnowledgeCalibrationStatus } from '../components/knowledge-calibration-status';
 import { useKnowledgeDialogs } from '../components/knowledge-dialogs';
 import { KnowledgeDocumentPanel } from '../components/knowledge-document-panel';
 import { KnowledgeExportButton } from '../components/knowledge-export-button';
@@ -76,6 +77,7 @@ export function KnowledgeDetailPage() {
             <p className="mt-1 text-xs text-gray-400">
               {`文档 ${knowledgeBase.documentCount} 个 · 分段 ${knowledgeBase.segmentCount} 个 · 分段长度 ${knowledgeBase.chunkSize} · 重叠 ${knowledgeBase.chunkOverlap}`}
             </p>
+            <KnowledgeCalibrationStatus calibration={knowledgeBase.calibration} />
           </div>
           <div className="flex gap-2">
             <Button onClick={() => dialogs.open({ type: 'edit-base', base: knowledgeBase })}>编辑</Button>
