@@ -105,8 +105,19 @@ export async function listTerms(
   return { items: rows.map(toTerm), total, page: query.page, pageSize: query.pageSize };
 }
 
-/** Trimmed, without blanks or repeats, in the order given. */
-const cleanVariants = (variants: string[]) => [...new Set(variants.map((v) => v.trim()).filter(Boolean))];
+/** Words compare without case: callers' Latin words (WiFi, wifi) reach search in one case. */
+const fold = (word: string) => word.toLowerCase();
+const sameWord = (a: string, b: string) => fold(a) === fold(b);
+const hasWord = (words: readonly string[], word: string) => words.some((w) => sameWord(w, word));
+
+/** Trimmed, without blanks or repeats (in any case), in the order given. */
+function cleanVariants(variants: string[]): string[] {
+  const kept: string[] = [];
+  for (const variant of variants.map((v) => v.trim())) {
+    if (variant && !hasWord(kept, variant)) kept.push(variant);
+  }
+  return kept;
+}
 
 /**
  * Why an entry cannot join the others, or undefined. One word means one thing: a word is either a
@@ -114,16 +125,19 @@ const cleanVariants = (variants: string[]) => [...new Set(variants.map((v) => v.
  * applied first.
  */
 function clashOf(entry: TermEntry, others: readonly TermEntry[]): AppError | undefined {
+  if (hasWord(entry.variants, entry.standard)) return badRequest('口语说法不能与标准词相同');
   for (const other of others) {
-    if (other.standard === entry.standard) return conflict(`标准词已存在：${entry.standard}`);
-    if (other.variants.includes(entry.standard)) {
+    if (sameWord(other.standard, entry.standard)) return conflict(`标准词已存在：${entry.standard}`);
+    if (hasWord(other.variants, entry.standard)) {
       return badRequest(`标准词“${entry.standard}”已是标准词“${other.standard}”的口语说法`);
     }
   }
   for (const variant of entry.variants) {
     for (const other of others) {
-      if (other.standard === variant) return badRequest(`口语说法“${variant}”已是标准词，不能再作为口语说法`);
-      if (other.variants.includes(variant)) {
+      if (sameWord(other.standard, variant)) {
+        return badRequest(`口语说法“${variant}”已是标准词，不能再作为口语说法`);
+      }
+      if (hasWord(other.variants, variant)) {
         return badRequest(`口语说法“${variant}”已属于标准词“${other.standard}”`);
       }
     }
@@ -329,21 +343,21 @@ export async function importTerms(
         reject(checked.error.issues[0]?.message ?? '格式不正确');
         continue;
       }
-      const existing = entries.find((e) => e.standard === standard);
+      const existing = entries.find((e) => sameWord(e.standard, standard));
       if (existing) {
-        const added = variants.filter((v) => !existing.variants.includes(v));
+        const added = variants.filter((v) => !hasWord(existing.variants, v));
         if (added.length === 0) {
           unchanged++;
           continue;
         }
-        const merged = { standard, variants: [...existing.variants, ...added] };
+        const merged = { standard: existing.standard, variants: [...existing.variants, ...added] };
         const invalid = knowledgeTermWriteRequest.safeParse(merged);
         if (!invalid.success) {
           reject(`合并后${invalid.error.issues[0]?.message ?? '格式不正确'}`);
           continue;
         }
         const clash = clashOf(
-          { standard, variants: added },
+          { standard: existing.standard, variants: added },
           entries.filter((e) => e !== existing),
         );
         if (clash) {

@@ -80,6 +80,7 @@ describe('口语词典', () => {
     const first = await create('光猫', ['猫', '猫子']);
     expect(first.statusCode).toBe(200);
     await create('余额', ['话费']);
+    await create('WiFi', ['无线网']);
 
     const refusals: [unknown, unknown, number, string | RegExp][] = [
       ['光猫', ['调制解调器'], 409, '标准词已存在：光猫'],
@@ -93,6 +94,10 @@ describe('口语词典', () => {
       ['宽带', ['网 络'], 400, /口语说法不能包含空格/],
       ['宽带', Array.from({ length: 21 }, (_, i) => `词${i}`), 400, /口语说法最多 20 个/],
       ['宽'.repeat(21), ['宽'], 400, /标准词不能超过 20 个字符/],
+      // Latin words compare without case, as callers' words reach search.
+      ['wifi', ['歪佛'], 409, '标准词已存在：wifi'],
+      ['路由器', ['WIFI'], 400, '口语说法“WIFI”已是标准词，不能再作为口语说法'],
+      ['Modem', ['modem'], 400, '口语说法不能与标准词相同'],
     ];
     for (const [standard, variants, status, message] of refusals) {
       const res = await create(standard, variants);
@@ -115,6 +120,7 @@ describe('口语词典', () => {
 
     const rows = await db.select().from(knowledgeTerms).orderBy(knowledgeTerms.standard);
     expect(rows.map((r) => [r.standard, r.variants])).toEqual([
+      ['WiFi', ['无线网']],
       ['余额', ['话费']],
       ['光猫', ['猫', '猫子', '猫猫']],
     ]);
@@ -237,6 +243,8 @@ describe('口语词典', () => {
       '取消,退掉',
       '',
       '网络,网卡',
+      '光猫,MODEM',
+      '光猫,modem|猫',
     ].join('\n');
     const res = await app.inject({
       method: 'POST',
@@ -245,7 +253,7 @@ describe('口语词典', () => {
     });
     expect(res.statusCode).toBe(200);
     const result = res.json().data;
-    expect(result).toMatchObject({ created: 2, merged: 1, unchanged: 1 });
+    expect(result).toMatchObject({ created: 2, merged: 1, unchanged: 2 });
     expect(result.rejected).toEqual([
       { row: 6, standard: '', variants: '没有标准词', reason: '请输入标准词' },
       { row: 7, standard: '宽带', variants: '', reason: '请至少填写 1 个口语说法' },
@@ -255,7 +263,7 @@ describe('口语词典', () => {
     ]);
     const rows = await db.select().from(knowledgeTerms).orderBy(knowledgeTerms.standard);
     expect(Object.fromEntries(rows.map((r) => [r.standard, r.variants]))).toEqual({
-      光猫: ['猫', '猫子', '调制解调器'],
+      光猫: ['猫', '猫子', '调制解调器', 'MODEM'],
       余额: ['话费'],
       取消: ['退订', '不要了', '不办了', '算了', '退掉'],
       网速慢: ['网卡', '卡顿'],
