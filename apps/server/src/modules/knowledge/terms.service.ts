@@ -157,20 +157,23 @@ async function writeTerms<T>(
   projectId: string,
   write: (tx: Database, rows: TermRow[]) => Promise<{ result: T; changed: boolean }>,
 ): Promise<T> {
-  const { result, changed } = await db.transaction(async (tx) => {
+  const result = await db.transaction(async (tx) => {
+    const database = tx as unknown as Database;
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`knowledge-terms:${projectId}`}))`);
     const rows = await tx.select().from(knowledgeTerms).where(eq(knowledgeTerms.projectId, projectId));
-    return write(tx as unknown as Database, rows);
+    const outcome = await write(database, rows);
+    if (outcome.changed) {
+      // In the same transaction: no base may keep a calibration learnt with the old dictionary.
+      const bases = await tx
+        .select({ id: knowledgeBases.id })
+        .from(knowledgeBases)
+        .where(eq(knowledgeBases.projectId, projectId));
+      for (const base of bases) await bumpRevision(database, base.id);
+    }
+    return outcome;
   });
-  if (changed) {
-    invalidateTerms(projectId);
-    const bases = await db
-      .select({ id: knowledgeBases.id })
-      .from(knowledgeBases)
-      .where(eq(knowledgeBases.projectId, projectId));
-    for (const base of bases) await bumpRevision(db, base.id);
-  }
-  return result;
+  if (result.changed) invalidateTerms(projectId);
+  return result.result;
 }
 
 /** Two requests racing on one standard end at the unique index: the same answer as the check. */
