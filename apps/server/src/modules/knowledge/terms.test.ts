@@ -323,6 +323,14 @@ describe('口语词典', () => {
       expect(res.statusCode).toBe(400);
       expect(res.json().message).toBe(message);
     }
+    const huge = Buffer.alloc(2 * 1024 * 1024 + 1, 'a');
+    const tooLarge = await app.inject({
+      method: 'POST',
+      url: `${url}/import`,
+      ...withAuth(upload('t.csv', huge), owner),
+    });
+    expect(tooLarge.statusCode).toBe(413);
+    expect(tooLarge.json().message).toBe('字段 file：文件不能超过 2 MB');
     expect(await db.select().from(knowledgeTerms)).toHaveLength(2);
   });
 

@@ -9,11 +9,11 @@ export function getBuiltinKnowledgeTerms(projectId: string): Promise<BuiltinKnow
 }
 
 /** The same for every project and fixed per release: fetched once, when first shown. */
-export function useBuiltinKnowledgeTerms(projectId: string | undefined, { enabled }: { enabled: boolean }) {
+export function useBuiltinKnowledgeTerms(projectId: string | undefined) {
   return useQuery({
     queryKey: knowledgeTermKeys.builtin(),
     queryFn: () => getBuiltinKnowledgeTerms(projectId ?? ''),
-    enabled: enabled && Boolean(projectId),
+    enabled: Boolean(projectId),
     staleTime: Number.POSITIVE_INFINITY,
   });
 }

@@ -3,7 +3,7 @@ import { useBuiltinKnowledgeTerms } from '../api/get-builtin-knowledge-terms';
 
 /** The built-in entries, read-only; rendered only once its panel is opened, so fetched then. */
 export function KnowledgeBuiltinTerms({ projectId }: { projectId: string }) {
-  const builtin = useBuiltinKnowledgeTerms(projectId, { enabled: true });
+  const builtin = useBuiltinKnowledgeTerms(projectId);
   if (builtin.isPending) return <Spin />;
   const entries = builtin.data ?? [];
   if (entries.length === 0) return <Empty description="暂无内置词条" />;
