@@ -57,7 +57,10 @@ function invalidateTerms(projectId: string) {
   generations.set(projectId, (generations.get(projectId) ?? 0) + 1);
 }
 
-/** The project's own entries (not the built-in ones), from memory when read in the last 30 s. */
+/**
+ * The project's own entries (not the built-in ones), from memory when read in the last 30 s. While
+ * warm it answers the same array, so a caller may memoise what it derives from it by identity.
+ */
 export async function loadProjectTerms(db: Database, projectId: string): Promise<TermEntry[]> {
   const hit = cache.get(projectId);
   if (hit && Date.now() - hit.loadedAt < CACHE_TTL_MS) return hit.terms;

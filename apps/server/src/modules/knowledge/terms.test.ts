@@ -356,7 +356,9 @@ describe('口语词典', () => {
       headers: owner,
       payload: { standard: '光猫', variants: ['猫'] },
     });
-    expect(await loadProjectTerms(db, a.projectId)).toEqual([{ standard: '光猫', variants: ['猫'] }]);
+    const warm = await loadProjectTerms(db, a.projectId);
+    expect(warm).toEqual([{ standard: '光猫', variants: ['猫'] }]);
+    expect(await loadProjectTerms(db, a.projectId)).toBe(warm);
 
     // A write behind the service's back (another process) is not seen while the cache is warm...
     await db
