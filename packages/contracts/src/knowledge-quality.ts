@@ -48,6 +48,40 @@ export const knowledgeTermParams = z.object({ projectId: entityId('项目 ID'), 
 /** A built-in entry, listed read-only beside the project's own. */
 export const builtinKnowledgeTerm = z.object({ standard: z.string(), variants: z.array(z.string()) });
 
+/** A project's own entries at most: each is applied to every question, so the list stays curated. */
+export const KNOWLEDGE_TERMS_MAX = 500;
+
+/** The columns of an import or export file; variants in one cell, separated by | ｜ 、 , ， or line breaks. */
+export const KNOWLEDGE_TERM_FILE_HEADERS = ['标准词', '口语说法'] as const;
+
+export const knowledgeTermExportQuery = z.object({
+  format: z.enum(['csv', 'xlsx'], { error: '导出格式须为 csv 或 xlsx' }).default('csv'),
+});
+
+/** A row of an import left out, as it was in the file, with the reason. */
+export const knowledgeTermImportRejectedRow = z.object({
+  /** The row number in the file (the header is row 1). */
+  row: z.number().int(),
+  standard: z.string(),
+  variants: z.string(),
+  reason: z.string(),
+});
+export type KnowledgeTermImportRejectedRow = z.infer<typeof knowledgeTermImportRejectedRow>;
+
+/**
+ * What an import did: new entries, existing entries that gained variants (never replaced), rows
+ * that added nothing new, and rows left out with their reason.
+ */
+export const knowledgeTermImportResult = z
+  .object({
+    created: z.number().int(),
+    merged: z.number().int(),
+    unchanged: z.number().int(),
+    rejected: z.array(knowledgeTermImportRejectedRow),
+  })
+  .meta({ id: 'KnowledgeTermImportResult' });
+export type KnowledgeTermImportResult = z.infer<typeof knowledgeTermImportResult>;
+
 // ---------------------------------------------------------------------------------------------
 // 批量测试: a list of questions with their expected answers, run against a base.
 // ---------------------------------------------------------------------------------------------

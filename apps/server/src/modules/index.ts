@@ -10,6 +10,7 @@ import { flowSimulationRoutes } from './flows/flow-simulation.routes';
 import { flowsRoutes } from './flows/flows.routes';
 import { healthRoutes } from './health/health.routes';
 import { knowledgeRoutes } from './knowledge/knowledge.routes';
+import { knowledgeTermsRoutes } from './knowledge/terms.routes';
 import { llmProvidersRoutes } from './llm-providers/llm-providers.routes';
 import type { ModuleOptions } from './module-options';
 import { numbersRoutes } from './numbers/numbers.routes';
@@ -48,6 +49,7 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   assistantsRoutes,
   voicesRoutes,
   knowledgeRoutes,
+  knowledgeTermsRoutes,
   llmProvidersRoutes,
   speechProvidersRoutes,
   synthesisProvidersRoutes,

@@ -1,12 +1,13 @@
 import { Button, Input } from 'antd';
 import { useEffect } from 'react';
-import { useSearchParams } from 'react-router';
+import { useNavigate, useSearchParams } from 'react-router';
 import { FeatureUnavailableAlert } from '@/components/feature-unavailable-alert';
 import { useFeatureAvailable } from '@/hooks/use-feature-available';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
 import { useKnowledgeBases } from '../api/get-knowledge-bases';
 import { KnowledgeBaseTable } from '../components/knowledge-base-table';
 import { useKnowledgeDialogs } from '../components/knowledge-dialogs';
+import { KNOWLEDGE_TERMS_PATH } from '../utils/knowledge-paths';
 
 const DEFAULT_PAGE_SIZE = 20;
 
@@ -19,6 +20,7 @@ export function KnowledgeListPage() {
   const projectId = useUserStore(selectCurrentProjectId);
   const canCreate = useFeatureAvailable('knowledge');
   const dialogs = useKnowledgeDialogs();
+  const navigate = useNavigate();
   // Page and keyword live in the URL, so coming back from a base's page returns to the same view.
   const [searchParams, setSearchParams] = useSearchParams();
   const page = positiveInt(searchParams.get('page'), 1);
@@ -50,9 +52,12 @@ export function KnowledgeListPage() {
           <h1 className="text-2xl font-semibold text-gray-900">知识库</h1>
           <p className="mt-1 text-sm text-gray-500">上传产品资料和常见问答，助手在通话中据此回答客户。</p>
         </div>
-        <Button type="primary" disabled={!canCreate} onClick={() => dialogs.open({ type: 'create-base' })}>
-          新建知识库
-        </Button>
+        <div className="flex gap-2">
+          <Button onClick={() => navigate(KNOWLEDGE_TERMS_PATH)}>口语词典</Button>
+          <Button type="primary" disabled={!canCreate} onClick={() => dialogs.open({ type: 'create-base' })}>
+            新建知识库
+          </Button>
+        </div>
       </header>
       <FeatureUnavailableAlert feature="knowledge" />
       <section className="flex flex-col gap-4 rounded-lg border border-gray-200 bg-white p-6">
