@@ -9,6 +9,7 @@ import { doNotCallRoutes } from './do-not-call/do-not-call.routes';
 import { flowSimulationRoutes } from './flows/flow-simulation.routes';
 import { flowsRoutes } from './flows/flows.routes';
 import { healthRoutes } from './health/health.routes';
+import { batchTestRoutes } from './knowledge/batch-test.routes';
 import { knowledgeRoutes } from './knowledge/knowledge.routes';
 import { llmProvidersRoutes } from './llm-providers/llm-providers.routes';
 import type { ModuleOptions } from './module-options';
@@ -48,6 +49,7 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   assistantsRoutes,
   voicesRoutes,
   knowledgeRoutes,
+  batchTestRoutes,
   llmProvidersRoutes,
   speechProvidersRoutes,
   synthesisProvidersRoutes,
