@@ -234,8 +234,8 @@ async function tallies(db: Database, testIds: string[]): Promise<Map<string, Ite
     .where(inArray(knowledgeBatchItems.testId, testIds))
     .groupBy(knowledgeBatchItems.testId, answerable, knowledgeBatchItems.outcome);
   for (const row of rows) {
-    let t = out.get(row.testId);
-    if (!t) out.set(row.testId, (t = emptyTally()));
+    const t = out.get(row.testId) ?? emptyTally();
+    out.set(row.testId, t);
     t.total += row.n;
     if (row.answerable) t.answerable += row.n;
     if (row.outcome) {
