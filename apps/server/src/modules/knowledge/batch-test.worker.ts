@@ -142,10 +142,11 @@ export async function runNextBatchTest(db: Database, options: BatchTestOptions =
         verdict: answer.verdict,
         confidence: answer.confidence,
       });
-      if (now() - lastFlush >= BATCH_FLUSH_MS) {
+      const at = now();
+      if (at - lastFlush >= BATCH_FLUSH_MS) {
         if (!(await flush(db, test.id, buffer, mode))) return true;
         buffer = [];
-        lastFlush = now();
+        lastFlush = at;
       }
     }
     if (!(await flush(db, test.id, buffer, mode))) return true;
