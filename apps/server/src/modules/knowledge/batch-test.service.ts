@@ -279,15 +279,14 @@ export function metricsOf(t: ItemTally): KnowledgeBatchMetrics {
 type TestRow = typeof knowledgeBatchTests.$inferSelect;
 
 function toTest(row: TestRow, tally: ItemTally): KnowledgeBatchTest {
-  const progress =
-    row.status !== 'running' ? 100 : tally.total === 0 ? 0 : Math.floor((tally.judged / tally.total) * 100);
+  const judged = tally.total === 0 ? 0 : Math.floor((tally.judged / tally.total) * 100);
   return {
     id: row.id,
     knowledgeBaseId: row.knowledgeBaseId,
     fileName: row.fileName,
     status: row.status,
-    progress:
-      row.status === 'failed' ? Math.floor((tally.judged / Math.max(1, tally.total)) * 100) : progress,
+    // A failed run shows how far it got.
+    progress: row.status === 'done' ? 100 : judged,
     error: row.error,
     skipped: row.skippedRows.length,
     threshold: row.threshold,

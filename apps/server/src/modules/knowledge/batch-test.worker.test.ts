@@ -2,7 +2,7 @@ import { and, asc, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, seedUser } from '../../../test/helpers';
 import type { DatabaseHandle } from '../../db/client';
-import { knowledgeBatchItems, knowledgeBatchTests } from '../../db/schema';
+import { knowledgeBatchItems, knowledgeBatchTests, llmProviders } from '../../db/schema';
 import { createBatchTest, getBatchTest, parseBatchFile } from './batch-test.service';
 import { runNextBatchTest } from './batch-test.worker';
 import { createKnowledgeBase, uploadDocuments } from './knowledge.service';
@@ -28,9 +28,15 @@ const QUESTIONS = [
   '火星上今天的天气如何,',
 ].join('\n');
 
-async function newTest() {
+async function newTest(llmProviderId?: string) {
   const sheet = await parseBatchFile('q.csv', Buffer.from(QUESTIONS));
-  return createBatchTest(handle.db, projectId, baseId, { fileName: 'q.csv', sheet, threshold: 0.3, topK: 3 });
+  return createBatchTest(handle.db, projectId, baseId, {
+    fileName: 'q.csv',
+    sheet,
+    threshold: 0.3,
+    topK: 3,
+    llmProviderId,
+  });
 }
 
 const itemsOf = (testId: string) =>
@@ -136,6 +142,30 @@ describe('batch test worker', () => {
     });
     expect(ran).toBe(true);
     expect(await itemsOf(test.id)).toEqual([]);
+    expect(await runNextBatchTest(handle.db)).toBe(false);
+  });
+
+  it('fails a run with the reason in Chinese when it cannot go on, and keeps what was judged', async () => {
+    await handle.db
+      .insert(llmProviders)
+      .values({ id: 'llm-1', projectId, name: '通义', baseUrl: 'http://127.0.0.1:9/v1', model: 'qwen-plus' });
+    const test = await newTest('llm-1');
+    const asked: string[] = [];
+    const ran = await runNextBatchTest(handle.db, {
+      assistFor: async (_db, _project, providerId) => {
+        asked.push(providerId);
+        throw new Error("the profile's key cannot be read");
+      },
+    });
+    expect(ran).toBe(true);
+    expect(asked).toEqual(['llm-1']);
+    const failed = await getBatchTest(handle.db, projectId, baseId, test.id);
+    expect(failed).toMatchObject({
+      status: 'failed',
+      error: '测试运行出错，请稍后重新上传测试',
+      progress: 0,
+    });
+    expect(failed.finishedAt).not.toBeNull();
     expect(await runNextBatchTest(handle.db)).toBe(false);
   });
 });

@@ -97,10 +97,6 @@ export async function runNextBatchTest(db: Database, options: BatchTestOptions =
     await finish({ status: 'failed', error: BASE_GONE });
     return true;
   }
-  const embedder = await options.embedderFor?.(db, test.projectId);
-  const llm = test.llmProviderId
-    ? await options.assistFor?.(db, test.projectId, test.llmProviderId)
-    : undefined;
   const pending = await db
     .select({
       position: knowledgeBatchItems.position,
@@ -115,9 +111,13 @@ export async function runNextBatchTest(db: Database, options: BatchTestOptions =
   let lastFlush = now();
   let mode = test.mode;
   try {
+    const embedder = await options.embedderFor?.(db, test.projectId);
+    const llm = test.llmProviderId
+      ? await options.assistFor?.(db, test.projectId, test.llmProviderId)
+      : undefined;
     for (const item of pending) {
       if (options.signal?.aborted) {
-        // What was judged is kept; the rest waits for the lease to expire (or this process to return).
+        // What was judged is kept and the lease let go: another process takes up the rest at once.
         await flush(db, test.id, buffer, mode);
         await db
           .update(knowledgeBatchTests)
@@ -152,7 +152,7 @@ export async function runNextBatchTest(db: Database, options: BatchTestOptions =
     if (!(await flush(db, test.id, buffer, mode))) return true;
   } catch (err) {
     if (options.signal?.aborted) throw err;
-    // A question that breaks retrieval would break it again on every resume: the run stops here.
+    // What broke this run (a question, the project's model settings) would break every resume: it stops here.
     options.log?.error({ err, testId: test.id }, 'batch test failed');
     await finish({ status: 'failed', error: '测试运行出错，请稍后重新上传测试' });
     return true;
