@@ -9,6 +9,7 @@ import { doNotCallRoutes } from './do-not-call/do-not-call.routes';
 import { flowSimulationRoutes } from './flows/flow-simulation.routes';
 import { flowsRoutes } from './flows/flows.routes';
 import { healthRoutes } from './health/health.routes';
+import { batchTestRoutes } from './knowledge/batch-test.routes';
 import { knowledgeRoutes } from './knowledge/knowledge.routes';
 import { knowledgeTermsRoutes } from './knowledge/terms.routes';
 import { llmProvidersRoutes } from './llm-providers/llm-providers.routes';
@@ -50,6 +51,7 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   voicesRoutes,
   knowledgeRoutes,
   knowledgeTermsRoutes,
+  batchTestRoutes,
   llmProvidersRoutes,
   speechProvidersRoutes,
   synthesisProvidersRoutes,

@@ -37,6 +37,7 @@ import { CallEventHub, callIdOf } from '../modules/calls/call-events';
 import { CallRepository } from '../modules/calls/call-repository';
 import { toSummary, toTurn } from '../modules/calls/calls.service';
 import { demoMockBaseUrl, ensureDemoFlow } from '../modules/demo/demo-flow';
+import { startBatchTestWorker } from '../modules/knowledge/batch-test.worker';
 import { embedderForProject } from '../modules/knowledge/embedder';
 import { startKnowledgeWorker } from '../modules/knowledge/worker';
 import { DEFAULT_CALLIN_CAP } from '../modules/numbers/numbers.service';
@@ -306,6 +307,7 @@ export function createRuntime({
   let taskRelay: Relay | undefined;
   let trunkRelay: Relay | undefined;
   let knowledgeWorker: ReturnType<typeof startKnowledgeWorker> | undefined;
+  let batchTestWorker: ReturnType<typeof startBatchTestWorker> | undefined;
   let sweepTimer: NodeJS.Timeout | undefined;
 
   const keep = <T>(work: Promise<T>): Promise<T> => {
@@ -837,6 +839,9 @@ export function createRuntime({
     /** New documents were queued: index now rather than at the next poll. */
     wakeKnowledge: () => knowledgeWorker?.wake(),
 
+    /** A batch test was uploaded: run it now rather than at the next poll. */
+    wakeBatchTests: () => batchTestWorker?.wake(),
+
     /** Runs `fn` when the runtime stops (open event streams end then); returns the unregister function. */
     onStop(fn: () => void): () => void {
       stopHandlers.add(fn);
@@ -914,6 +919,12 @@ export function createRuntime({
         log,
         embedderFor: (database, projectId) => embedderForProject(database, secret, projectId),
       });
+      batchTestWorker = startBatchTestWorker(db, {
+        log,
+        embedderFor: (database, projectId) => embedderForProject(database, secret, projectId),
+        // The seam for llm-assist.ts: until it lands, a run with a model profile runs without it.
+        assistFor: async () => undefined,
+      });
       void recordingWorker.kick();
       await rollupWorker.start();
       if (database.kind === 'postgres') {
@@ -948,6 +959,7 @@ export function createRuntime({
       await Promise.allSettled([...running]);
       await live.stop();
       await knowledgeWorker?.stop();
+      await batchTestWorker?.stop();
       await sip?.stop();
       await recordingWorker.stop();
       await rollupWorker.stop();

@@ -14,4 +14,6 @@ export const knowledgeKeys = {
     [...knowledgeKeys.base(projectId, knowledgeBaseId), 'documents'] as const,
   segments: (projectId: string, knowledgeBaseId: string) =>
     [...knowledgeKeys.base(projectId, knowledgeBaseId), 'segments'] as const,
+  batchTests: (projectId: string, knowledgeBaseId: string) =>
+    [...knowledgeKeys.base(projectId, knowledgeBaseId), 'batch-tests'] as const,
 };

@@ -5,6 +5,7 @@ import { RequestError } from '@/lib/request';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
 import { useKnowledgeBase } from '../api/get-knowledge-base';
 import { KnowledgeCalibrationStatus } from '../components/knowledge-calibration-status';
+import { KnowledgeBatchTestPanel } from '../components/knowledge-batch-test';
 import { useKnowledgeDialogs } from '../components/knowledge-dialogs';
 import { KnowledgeDocumentPanel } from '../components/knowledge-document-panel';
 import { KnowledgeExportButton } from '../components/knowledge-export-button';
@@ -12,7 +13,7 @@ import { KnowledgeHitTest } from '../components/knowledge-hit-test';
 import { KnowledgeSegmentList } from '../components/knowledge-segment-list';
 import { KNOWLEDGE_LIST_PATH } from '../utils/knowledge-paths';
 
-const TAB_KEYS = ['documents', 'segments', 'hit-test'] as const;
+const TAB_KEYS = ['documents', 'segments', 'hit-test', 'batch-test'] as const;
 type TabKey = (typeof TAB_KEYS)[number];
 const isTabKey = (value: string | null): value is TabKey => TAB_KEYS.includes(value as TabKey);
 
@@ -110,6 +111,11 @@ export function KnowledgeDetailPage() {
               key: 'hit-test',
               label: '命中测试',
               children: <KnowledgeHitTest projectId={projectId} knowledgeBaseId={knowledgeBase.id} />,
+            },
+            {
+              key: 'batch-test',
+              label: '批量测试',
+              children: <KnowledgeBatchTestPanel projectId={projectId} knowledgeBaseId={knowledgeBase.id} />,
             },
           ]}
         />
