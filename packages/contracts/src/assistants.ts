@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { entityId, optionalText, paged, pageQuery, requiredText } from './common';
+import { knowledgeVerdict } from './knowledge';
 
 /** Intent grades of a call (A 有明确意向 … D 明确拒绝); unanswered calls have none. */
 export const intentGrade = z.enum(['A', 'B', 'C', 'D']);
@@ -329,7 +330,13 @@ export const usedSegment = z.object({
   knowledgeBaseId: z.string(),
   documentName: z.string(),
   content: z.string(),
+  /** Calibrated confidence (0-1), comparable with the assistant's threshold. */
   score: z.number(),
+  /**
+   * false: not said to the caller. A refused question keeps its nearest candidate on the turn so
+   * the knowledge report can show what came closest; absent (older turns) or true: answered from it.
+   */
+  used: z.boolean().optional(),
 });
 export type UsedSegment = z.infer<typeof usedSegment>;
 
@@ -342,7 +349,15 @@ export type BrainAction = z.infer<typeof brainAction>;
  * or error at any point.
  */
 export const testChatEvent = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('segments'), segments: z.array(usedSegment) }),
+  z.object({
+    type: z.literal('segments'),
+    /** The segments the reply may use: empty when the knowledge refused to answer. */
+    segments: z.array(usedSegment),
+    /** How the knowledge judged the question, as a call would (absent from older servers). */
+    verdict: knowledgeVerdict.optional(),
+    confidence: z.number().optional(),
+    threshold: z.number().optional(),
+  }),
   z.object({ type: z.literal('delta'), text: z.string() }),
   z.object({ type: z.literal('intent'), grade: intentGrade, reason: z.string() }),
   z.object({ type: z.literal('action'), action: brainAction, detail: z.string() }),

@@ -61,6 +61,7 @@ async function collect(brain: Brain, turn: Partial<BrainTurn> = {}) {
     ],
     utterance: '试听课在哪里上',
     knowledge,
+    knowledgeVerdict: null,
     turnIndex: 2,
     ...turn,
   })) {

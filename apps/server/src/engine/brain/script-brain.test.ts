@@ -38,6 +38,7 @@ async function run(turn: Partial<BrainTurn> & { config?: AssistantConfig }) {
     history: [],
     utterance: null,
     knowledge: [],
+    knowledgeVerdict: null,
     turnIndex: 1,
     ...turn,
   })) {

@@ -10,6 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { findTemplate } from '../../modules/assistants/assistants.templates';
 import { createBrain } from '../brain/create-brain';
 import type { Brain } from '../brain/types';
+import type { KnowledgeLookup } from '../call/ports';
+import { knowledgeLookup } from '../call/test-support';
 import { VirtualClock } from '../clock';
 import { createSimCarrier, type SimLeg } from '../telephony/sim/sim-carrier';
 import { runCallSession, TRANSFER_FAILED_LINE } from './call-session';
@@ -47,7 +49,7 @@ interface CallOptions {
   seed?: number;
   brain?: Brain;
   transferFails?: boolean;
-  retrieve?: (query: string) => Promise<RetrievedSegment[]>;
+  retrieve?: (query: string) => Promise<KnowledgeLookup | null>;
   signal?: AbortSignal;
   clock?: VirtualClock;
   questions?: string[];
@@ -89,7 +91,7 @@ async function placeCall(options: CallOptions) {
       {
         clock,
         brain: options.brain ?? createBrain({ config, provider: null }),
-        retrieve: options.retrieve ?? (async () => []),
+        retrieve: options.retrieve ?? (async () => null),
         optOut: async (phone, reason) => {
           optOuts.push({ phone, reason });
         },
@@ -353,7 +355,7 @@ describe('runCallSession turns', () => {
     const { result } = await placeCall({
       persona: 'asks_question',
       questions: [FAQ.question!],
-      retrieve: async (query) => (query.includes('营业时间') ? [FAQ] : []),
+      retrieve: async (query) => knowledgeLookup(query.includes('营业时间') ? [FAQ] : []),
     });
     expect(texts(result, 'callee')[0]).toContain(FAQ.question);
     const answered = result.turns.find((t) => t.segments.length > 0);
@@ -406,7 +408,7 @@ describe('1,000 concurrent simulated calls', () => {
           if (!dial.answered) return { endReason: dial.outcome, overheadMs: [] as number[], turns: 0 };
           const result = await runCallSession(
             { callId, config, leg: dial.leg, remoteNumber: dial.leg.to },
-            { clock, brain, retrieve: async () => [], optOut: async () => {} },
+            { clock, brain, retrieve: async () => null, optOut: async () => {} },
             { onTurn: () => {} },
           );
           return { endReason: result.endReason, overheadMs: result.overheadMs, turns: result.turns.length };
