@@ -12,6 +12,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
+import type { KnowledgeJudgement } from '../call/ports';
 import { detectIntent, findOptOut } from './intent';
 import {
   createOpenAIClient,
@@ -19,7 +20,6 @@ import {
   type ProviderEndpoint,
   toProviderError,
 } from './openai-client';
-import type { KnowledgeJudgement } from '../call/ports';
 import type { Brain, BrainEvent, BrainTurn } from './types';
 
 export interface OpenAIBrainOptions extends ProviderEndpoint {
@@ -65,7 +65,8 @@ function knowledgeBlock(
       `【参考知识】未找到可信的答案：${why}。`,
       '不要凭猜测或常识回答这个问题，也不要编造信息；请告诉客户这个问题需要确认，稍后会有专人跟进联系。',
     ];
-    if (transferOffered(config)) rules.push('并询问客户是否需要转人工服务；客户同意时调用 transfer_to_human。');
+    if (transferOffered(config))
+      rules.push('并询问客户是否需要转人工服务；客户同意时调用 transfer_to_human。');
     return rules.join('\n');
   }
   if (knowledge.length === 0) return '';
@@ -74,9 +75,7 @@ function knowledgeBlock(
       ? `[${i + 1}] 问：${segment.question}\n答：${segment.answer}`
       : `[${i + 1}] ${segment.content}`,
   );
-  const sureness = judged
-    ? `置信度 ${fmt(judged.confidence)}，不低于阈值 ${fmt(judged.threshold)}，`
-    : '';
+  const sureness = judged ? `置信度 ${fmt(judged.confidence)}，不低于阈值 ${fmt(judged.threshold)}，` : '';
   return `【参考知识】（来自知识库，${sureness}按相关度排序）\n${items.join('\n')}`;
 }
 

@@ -373,6 +373,38 @@ describe('runCallSession turns', () => {
     expect(texts(result, 'assistant')).toContain(followUpConfig().conversation.fallbackReply);
   });
 
+  it('knowledge: a refused question records nothing used, keeps the nearest candidate, and the model times', async () => {
+    const nearest = { ...FAQ, id: 'seg-near', score: 0.21 };
+    const { result } = await placeCall({
+      persona: 'asks_question',
+      questions: [FAQ.question!],
+      retrieve: async (query) =>
+        knowledgeLookup([], {
+          verdict: query.includes('营业时间') ? 'low_confidence' : 'no_match',
+          confidence: query.includes('营业时间') ? 0.21 : 0,
+          nearest: query.includes('营业时间') ? nearest : null,
+          rewriteMs: 120,
+          rerankMs: 340,
+        }),
+    });
+    const question = result.turns.find((t) => t.speaker === 'callee' && t.text.includes(FAQ.question!))!;
+    const reply = result.turns[question.index + 1]!;
+    // The FAQ's answer is never read out: the verdict refused it.
+    expect(reply.text).not.toContain(FAQ.answer!);
+    expect(reply.text).toContain(followUpConfig().conversation.fallbackReply);
+    expect(reply.segments).toEqual([
+      {
+        id: 'seg-near',
+        knowledgeBaseId: FAQ.knowledgeBaseId,
+        documentName: FAQ.documentName,
+        content: FAQ.content,
+        score: 0.21,
+        used: false,
+      },
+    ]);
+    expect(reply.latency).toMatchObject({ rewriteMs: 120, rerankMs: 340 });
+  });
+
   it('the same seed replays the same call, turn for turn', async () => {
     for (const persona of ['interested', 'hesitant', 'asks_question', 'hangs_up'] as const) {
       const first = await placeCall({ persona, seed: 9 });

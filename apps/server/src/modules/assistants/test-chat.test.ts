@@ -135,7 +135,12 @@ describe('test chat (offline script mode)', () => {
       (await chat({ messages: [{ role: 'user', content: '你们公司在火星有分部吗' }] })).body,
     );
     // Judged as a call judges it: refused, with the confidence and threshold the console shows.
-    const refused = unknown[0] as { segments: unknown[]; verdict: string; confidence: number; threshold: number };
+    const refused = unknown[0] as {
+      segments: unknown[];
+      verdict: string;
+      confidence: number;
+      threshold: number;
+    };
     expect(refused).toMatchObject({ type: 'segments', segments: [], threshold: 0.3 });
     expect(refused.verdict).not.toBe('answer');
     expect(refused.confidence).toBeLessThan(0.3);

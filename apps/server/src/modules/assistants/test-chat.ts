@@ -5,10 +5,10 @@ import type {
   TestChatEvent,
   UsedSegment,
 } from '@callpilot/contracts';
-import type { KnowledgeLookup } from '../../engine/call/ports';
 import type { Database } from '../../db/client';
 import { type BrainProvider, createBrain } from '../../engine/brain/create-brain';
 import type { BrainEvent } from '../../engine/brain/types';
+import type { KnowledgeLookup } from '../../engine/call/ports';
 import { AppError, badRequest } from '../../lib/errors';
 import type { LlmAssist } from '../knowledge/answer';
 import { lookupForAssistant } from '../knowledge/call-knowledge';

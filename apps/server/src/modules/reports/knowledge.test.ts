@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { UsedSegment } from '@callpilot/contracts';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, loginAs, seedUser } from '../../../test/helpers';
@@ -43,7 +44,7 @@ const segment = (score: number, id = 'seg-1') => ({
   score,
 });
 
-type Turn = { callee: string } | { reply: ReturnType<typeof segment>[] } | { line: string };
+type Turn = { callee: string } | { reply: UsedSegment[] } | { line: string };
 
 async function seedCall(projectId: string, assistantId: string, turns: Turn[], startedAt = HOUR) {
   const id = randomUUID();
