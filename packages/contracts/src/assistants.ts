@@ -108,9 +108,9 @@ export const assistantKnowledge = z.object({
     .max(10, { error: '召回条数不能超过 10' })
     .default(3),
   scoreThreshold: z
-    .number({ error: '相似度阈值须为数字' })
-    .min(0, { error: '相似度阈值不能低于 0' })
-    .max(1, { error: '相似度阈值不能超过 1' })
+    .number({ error: '置信度阈值须为数字' })
+    .min(0, { error: '置信度阈值不能低于 0' })
+    .max(1, { error: '置信度阈值不能超过 1' })
     .default(0.3),
   /**
    * With a model profile (大模型模式): the caller's words are rewritten and the top candidates

@@ -264,7 +264,15 @@ describe('POST /opendock/v1/calls: a single call from a customer system', () => 
       used: false,
     };
     await t.db.insert(callTurns).values([
-      { callId: id, index: 0, speaker: 'callee', text: '你们周末营业吗', startMs: 0, endMs: 900, segments: [] },
+      {
+        callId: id,
+        index: 0,
+        speaker: 'callee',
+        text: '你们周末营业吗',
+        startMs: 0,
+        endMs: 900,
+        segments: [],
+      },
       {
         callId: id,
         index: 1,
