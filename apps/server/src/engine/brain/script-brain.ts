@@ -154,9 +154,9 @@ function decide(config: AssistantConfig, input: BrainTurn, intentGrade: string |
  * line and hang up; a transfer request (when transfer is configured) → transfer; silence → the
  * re-prompt; a knowledge hit the knowledge judged answerable → its answer; otherwise the fallback
  * line, followed (when the knowledge refused and the assistant may transfer) by an offer of a
- * person. On the last allowed turn
- * the call ends after the answer (a knowledge answer is still given, a re-prompt or fallback is
- * replaced by the closing line, since nobody will hear the callee's reply to it).
+ * person. On the last allowed turn the call ends after the answer (a knowledge answer is still
+ * given, a re-prompt, fallback or offer is replaced by the closing line, since nobody will hear
+ * the callee's reply to it).
  */
 export function createScriptBrain(): Brain {
   return {
