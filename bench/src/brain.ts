@@ -97,6 +97,7 @@ export async function brainBenchmark(): Promise<BudgetResult[]> {
     utterance: UTTERANCES[i % UTTERANCES.length] ?? null,
     // Cycled on a different period from the utterances, so every utterance meets every shape.
     knowledge: KNOWLEDGE[Math.floor(i / UTTERANCES.length) % KNOWLEDGE.length] ?? [],
+    knowledgeVerdict: null,
     turnIndex: (i % config.conversation.maxTurns) + 1,
   });
 

@@ -12,6 +12,7 @@ import {
 } from '@callpilot/contracts';
 import { createBrain } from '../../apps/server/src/engine/brain/create-brain';
 import { fillConfig } from '../../apps/server/src/engine/call/fill-config';
+import { knowledgeLookup } from '../../apps/server/src/engine/call/test-support';
 import { VirtualClock } from '../../apps/server/src/engine/clock';
 import { runCallSession } from '../../apps/server/src/engine/session/call-session';
 import { createSimCarrier, type SimCarrier } from '../../apps/server/src/engine/telephony/sim/sim-carrier';
@@ -118,7 +119,7 @@ async function placeCall(
       clock,
       brain: createBrain({ config, provider: null }),
       // Questions get the fixed segments, small talk none: both shapes reach the session.
-      retrieve: async (query) => (/[？?吗]/u.test(query) ? SEGMENTS : []),
+      retrieve: async (query) => knowledgeLookup(/[？?吗]/u.test(query) ? SEGMENTS : []),
       optOut: async () => {},
     },
     { onTurn: (turn) => void collected.push(turn) },

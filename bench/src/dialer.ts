@@ -231,7 +231,7 @@ async function dialerRun(
         {
           clock,
           brain: createBrain({ config, provider: null }),
-          retrieve: async () => [],
+          retrieve: async () => null,
           optOut: async (phone, reason) => {
             await io(addToDoNotCall(db, projectId, phone, 'opt_out', reason));
           },

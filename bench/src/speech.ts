@@ -266,7 +266,7 @@ async function startUnderTest(scope: Scope, vad: Vad, fakes: Fakes, part: Speech
       state.peakLegs = Math.max(state.peakLegs, adapter.activeLegs);
       const result = await runCallSession(
         { callId: offer.callId, config: configFor(call), leg, remoteNumber: offer.from },
-        { clock: systemClock, brain, retrieve: async () => [], optOut: async () => {} },
+        { clock: systemClock, brain, retrieve: async () => null, optOut: async () => {} },
         { onTurn: (turn) => void state.turns.push({ call, turn }) },
       );
       state.sessions.push({ call, result });

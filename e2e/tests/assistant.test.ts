@@ -133,14 +133,16 @@ describe('assistants', () => {
     const used = chat.log.getByText(/^引用知识（\d+）$/);
     await expectVisible(used, 'the knowledge used');
     const sources = chat.log.getByText(
-      new RegExp(`^${DEMO_DOCUMENT.replace('.', '\\.')} · 相似度 \\d\\.\\d\\d$`),
+      new RegExp(`^${DEMO_DOCUMENT.replace('.', '\\.')} · 置信度 \\d\\.\\d\\d$`),
     );
     const usedCount = Number(/（(\d+)）/.exec(await textOf(used))?.[1]);
     expect(usedCount).toBeGreaterThan(0);
     expect(await sources.count()).toBe(usedCount);
     // The best segment is the FAQ's answer about moving, above the template's 0.3 threshold.
     const best = sources.first();
-    expect(Number((await textOf(best)).split('相似度 ')[1])).toBeGreaterThanOrEqual(0.3);
+    expect(Number((await textOf(best)).split('置信度 ')[1])).toBeGreaterThanOrEqual(0.3);
+    // The knowledge judged it answerable, as a call would.
+    await expectVisible(chat.log.getByText(/^置信度 \d\.\d\d · 可回答$/), 'the verdict under the reply');
     await best.click();
     const bestContent = chat.log
       .locator('details')

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { entityId, optionalText, paged, pageQuery, requiredText } from './common';
+import { knowledgeVerdict } from './knowledge';
 
 /** Intent grades of a call (A 有明确意向 … D 明确拒绝); unanswered calls have none. */
 export const intentGrade = z.enum(['A', 'B', 'C', 'D']);
@@ -107,9 +108,9 @@ export const assistantKnowledge = z.object({
     .max(10, { error: '召回条数不能超过 10' })
     .default(3),
   scoreThreshold: z
-    .number({ error: '相似度阈值须为数字' })
-    .min(0, { error: '相似度阈值不能低于 0' })
-    .max(1, { error: '相似度阈值不能超过 1' })
+    .number({ error: '置信度阈值须为数字' })
+    .min(0, { error: '置信度阈值不能低于 0' })
+    .max(1, { error: '置信度阈值不能超过 1' })
     .default(0.3),
   /**
    * With a model profile (大模型模式): the caller's words are rewritten and the top candidates
@@ -329,7 +330,13 @@ export const usedSegment = z.object({
   knowledgeBaseId: z.string(),
   documentName: z.string(),
   content: z.string(),
+  /** Calibrated confidence (0-1), comparable with the assistant's threshold. */
   score: z.number(),
+  /**
+   * false: not said to the caller. A refused question keeps its nearest candidate on the turn so
+   * the knowledge report can show what came closest; absent (older turns) or true: answered from it.
+   */
+  used: z.boolean().optional(),
 });
 export type UsedSegment = z.infer<typeof usedSegment>;
 
@@ -342,7 +349,15 @@ export type BrainAction = z.infer<typeof brainAction>;
  * or error at any point.
  */
 export const testChatEvent = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('segments'), segments: z.array(usedSegment) }),
+  z.object({
+    type: z.literal('segments'),
+    /** The segments the reply may use: empty when the knowledge refused to answer. */
+    segments: z.array(usedSegment),
+    /** How the knowledge judged the question, as a call would (absent from older servers). */
+    verdict: knowledgeVerdict.optional(),
+    confidence: z.number().optional(),
+    threshold: z.number().optional(),
+  }),
   z.object({ type: z.literal('delta'), text: z.string() }),
   z.object({ type: z.literal('intent'), grade: intentGrade, reason: z.string() }),
   z.object({ type: z.literal('action'), action: brainAction, detail: z.string() }),

@@ -148,6 +148,12 @@ export const turnLatency = z.object({
   replyStartMs: z.number().optional(),
   /** A provider failed or was too slow in this turn and its fallback answered instead. */
   fallbacks: z.array(z.enum(['recognition', 'synthesis'])).optional(),
+  /**
+   * Part of retrievalMs the assistant's model spent rewriting the caller's words and re-ranking
+   * the candidates (知识库大模型改写与重排); absent when it did not run.
+   */
+  rewriteMs: z.number().optional(),
+  rerankMs: z.number().optional(),
 });
 export type TurnLatency = z.infer<typeof turnLatency>;
 

@@ -1,3 +1,4 @@
+import type { AssistantConfig } from '@callpilot/contracts';
 import type { Database } from '../db/client';
 import type { CallPorts } from '../engine/call/ports';
 import type { RecordingStore } from '../engine/recording/store';
@@ -7,6 +8,7 @@ import type { ProviderResolver } from '../modules/assistants/test-chat';
 import type { CallRepository } from '../modules/calls/call-repository';
 import { doNotCallList } from '../modules/do-not-call/do-not-call.service';
 import { flowSource } from '../modules/flows/flow-source';
+import type { LlmAssist } from '../modules/knowledge/answer';
 import { knowledgeSource } from '../modules/knowledge/call-knowledge';
 import type { Embedder } from '../modules/knowledge/embedder';
 import { inboundRoutes } from '../modules/numbers/numbers.service';
@@ -20,6 +22,8 @@ export function createCallPorts(options: {
   resolveRecognizer: RecognizerResolver;
   resolveSynthesizer: SynthesizerResolver;
   embedderFor: (projectId: string) => Promise<Embedder | undefined>;
+  /** An assistant's model as knowledge rewriter and re-ranker (llm-assist.ts); absent, none runs. */
+  knowledgeAssistFor?: (projectId: string, config: AssistantConfig) => Promise<LlmAssist | undefined>;
   /** Where uploaded flow prompts are stored (beside the recordings); absent, none is found (benchmarks). */
   recordings?: RecordingStore;
   onError: (err: unknown, context: string) => void;
@@ -33,7 +37,11 @@ export function createCallPorts(options: {
       options.resolveSynthesizer,
     ),
     flows: flowSource(db, options.recordings),
-    knowledge: knowledgeSource(db, { embedderFor: options.embedderFor, onError: options.onError }),
+    knowledge: knowledgeSource(db, {
+      embedderFor: options.embedderFor,
+      assistFor: options.knowledgeAssistFor,
+      onError: options.onError,
+    }),
     doNotCall: doNotCallList(db),
     recorder: options.repository,
     inbound: inboundRoutes(db),

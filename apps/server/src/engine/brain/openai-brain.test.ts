@@ -61,6 +61,7 @@ async function collect(brain: Brain, turn: Partial<BrainTurn> = {}) {
     ],
     utterance: '试听课在哪里上',
     knowledge,
+    knowledgeVerdict: null,
     turnIndex: 2,
     ...turn,
   })) {
@@ -119,6 +120,48 @@ describe('OpenAI-compatible brain against a local protocol server', () => {
       'send_sms',
       'set_intent_grade',
     ]);
+  });
+
+  it('the prompt states the confidence and threshold above it, and lists the usable knowledge', async () => {
+    const r = await collect(brainFor(), {
+      knowledgeVerdict: { verdict: 'answer', confidence: 0.86, threshold: 0.3 },
+    });
+    expect(r.reply).toBe('您好，我是测试模型。');
+    const system: string = server.chatRequests()[0]?.body.messages[0].content;
+    expect(system).toContain('置信度 0.86，不低于阈值 0.30');
+    expect(system).toContain('答：朝阳区建国路 88 号三层。');
+    expect(system).not.toContain('未找到可信的答案');
+  });
+
+  it('below the threshold: no trustworthy answer, do not guess, follow up, offer a person', async () => {
+    await collect(brainFor(), {
+      knowledge: [],
+      knowledgeVerdict: { verdict: 'low_confidence', confidence: 0.18, threshold: 0.3 },
+    });
+    const system: string = server.chatRequests()[0]?.body.messages[0].content;
+    expect(system).toContain('未找到可信的答案：置信度 0.18 低于 0.30');
+    expect(system).toContain('不要凭猜测或常识回答');
+    expect(system).toContain('稍后会有专人跟进联系');
+    expect(system).toContain('是否需要转人工服务');
+    expect(system).not.toContain('朝阳区建国路');
+  });
+
+  it('a refusal offers no transfer when the assistant has no transfer number', async () => {
+    const noTransfer = config({ conversation: { transferNumber: '' } });
+    const brain = createBrain({
+      config: noTransfer,
+      provider: { baseUrl: server.baseUrl, model: 'default-model', apiKey: API_KEY },
+    });
+    await collect(brain, {
+      config: noTransfer,
+      knowledge: [],
+      knowledgeVerdict: { verdict: 'no_match', confidence: 0, threshold: 0.3 },
+    });
+    const system: string = server.chatRequests()[0]?.body.messages[0].content;
+    expect(system).toContain('知识库中没有找到与客户问题相关的内容');
+    expect(system).toContain('稍后会有专人跟进联系');
+    expect(system).not.toContain('是否需要转人工服务');
+    expect(system).not.toContain('transfer_to_human');
   });
 
   it('uses the profile’s model when the assistant names none, and offers no transfer without a number', async () => {

@@ -12,6 +12,7 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
+import type { KnowledgeJudgement } from '../call/ports';
 import { detectIntent, findOptOut } from './intent';
 import {
   createOpenAIClient,
@@ -41,14 +42,41 @@ export const CALL_INSTRUCTIONS = [
 const TRANSFER_INSTRUCTION =
   '6. 客户要求转人工，或问题超出你的能力时，告诉客户正在转接，并调用 transfer_to_human。';
 
-function knowledgeBlock(knowledge: RetrievedSegment[]): string {
+const fmt = (n: number) => n.toFixed(2);
+
+/**
+ * The knowledge found, with how sure the knowledge is. Below the threshold nothing is listed: a
+ * model shown a weak candidate answers from it, and a wrong answer on a call costs more than a
+ * promise that someone will follow up.
+ */
+function knowledgeBlock(
+  config: AssistantConfig,
+  knowledge: RetrievedSegment[],
+  judged: KnowledgeJudgement | null,
+): string {
+  if (judged && judged.verdict !== 'answer') {
+    const why =
+      judged.verdict === 'no_match'
+        ? '知识库中没有找到与客户问题相关的内容'
+        : judged.verdict === 'ambiguous'
+          ? `知识库中的候选答案互相矛盾（置信度 ${fmt(judged.confidence)}）`
+          : `置信度 ${fmt(judged.confidence)} 低于 ${fmt(judged.threshold)}`;
+    const rules = [
+      `【参考知识】未找到可信的答案：${why}。`,
+      '不要凭猜测或常识回答这个问题，也不要编造信息；请告诉客户这个问题需要确认，稍后会有专人跟进联系。',
+    ];
+    if (transferOffered(config))
+      rules.push('并询问客户是否需要转人工服务；客户同意时调用 transfer_to_human。');
+    return rules.join('\n');
+  }
   if (knowledge.length === 0) return '';
   const items = knowledge.map((segment, i) =>
     segment.question && segment.answer
       ? `[${i + 1}] 问：${segment.question}\n答：${segment.answer}`
       : `[${i + 1}] ${segment.content}`,
   );
-  return `【参考知识】（来自知识库，按相关度排序）\n${items.join('\n')}`;
+  const sureness = judged ? `置信度 ${fmt(judged.confidence)}，不低于阈值 ${fmt(judged.threshold)}，` : '';
+  return `【参考知识】（来自知识库，${sureness}按相关度排序）\n${items.join('\n')}`;
 }
 
 function intentBlock(config: AssistantConfig): string {
@@ -65,10 +93,17 @@ function intentBlock(config: AssistantConfig): string {
 const transferOffered = (config: AssistantConfig) =>
   config.conversation.transferNumber !== '' && config.conversation.transferWhen !== 'never';
 
-/** The system prompt: the assistant's own prompt, then the call rules, then the knowledge found. */
-export function buildSystemPrompt(config: AssistantConfig, knowledge: RetrievedSegment[]): string {
+/**
+ * The system prompt: the assistant's own prompt, then the call rules, then the knowledge found
+ * and how sure it is (`judged` null: nothing was searched).
+ */
+export function buildSystemPrompt(
+  config: AssistantConfig,
+  knowledge: RetrievedSegment[],
+  judged: KnowledgeJudgement | null = null,
+): string {
   const rules = transferOffered(config) ? `${CALL_INSTRUCTIONS}\n${TRANSFER_INSTRUCTION}` : CALL_INSTRUCTIONS;
-  return [config.systemPrompt.trim(), rules, intentBlock(config), knowledgeBlock(knowledge)]
+  return [config.systemPrompt.trim(), rules, intentBlock(config), knowledgeBlock(config, knowledge, judged)]
     .filter(Boolean)
     .join('\n\n');
 }
@@ -114,7 +149,7 @@ export function buildTools(config: AssistantConfig): ChatCompletionTool[] {
 
 function toMessages(input: BrainTurn, knowledge: RetrievedSegment[]): ChatCompletionMessageParam[] {
   return [
-    { role: 'system', content: buildSystemPrompt(input.config, knowledge) },
+    { role: 'system', content: buildSystemPrompt(input.config, knowledge, input.knowledgeVerdict ?? null) },
     ...input.history.map((m): ChatCompletionMessageParam => ({ role: m.role, content: m.content })),
     { role: 'user', content: input.utterance ?? '' },
   ];

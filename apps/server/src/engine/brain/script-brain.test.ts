@@ -2,7 +2,7 @@ import { type AssistantConfig, assistantConfig, type RetrievedSegment } from '@c
 import { describe, expect, it } from 'vitest';
 import { createBrain } from './create-brain';
 import { detectIntent } from './intent';
-import { createScriptBrain, SPOKEN_ANSWER_MAX_CHARS } from './script-brain';
+import { createScriptBrain, SPOKEN_ANSWER_MAX_CHARS, TRANSFER_OFFER } from './script-brain';
 import type { BrainEvent, BrainTurn } from './types';
 
 const config = (overrides: Record<string, unknown> = {}): AssistantConfig =>
@@ -38,6 +38,7 @@ async function run(turn: Partial<BrainTurn> & { config?: AssistantConfig }) {
     history: [],
     utterance: null,
     knowledge: [],
+    knowledgeVerdict: null,
     turnIndex: 1,
     ...turn,
   })) {
@@ -196,6 +197,79 @@ describe('script brain (离线脚本模式)', () => {
 
     expect((await run({ utterance: null, turnIndex: 6 })).reply).toBe(closing);
     expect((await run({ utterance: '今天天气怎么样', turnIndex: 4 })).actions).toEqual([]);
+  });
+
+  describe('a question the knowledge refused', () => {
+    const FALLBACK = '抱歉，这个问题我需要确认一下，稍后会有专人联系您。请问还有其他问题吗？';
+    const refused = { verdict: 'low_confidence' as const, confidence: 0.12, threshold: 0.3 };
+
+    it('says someone will follow up and offers a person where transfer is allowed', async () => {
+      const r = await run({ utterance: '你们营业厅几点开门', knowledgeVerdict: refused });
+      expect(TRANSFER_OFFER).toBe('如需人工服务，请说“转人工”。');
+      expect(r.reply).toBe(`${FALLBACK}${TRANSFER_OFFER}`);
+      expect(r.actions).toEqual([]);
+    });
+
+    it('the caller taking the offer is transferred', async () => {
+      const r = await run({
+        utterance: '转人工',
+        history: [{ role: 'assistant', content: `${FALLBACK}${TRANSFER_OFFER}` }],
+        knowledgeVerdict: refused,
+      });
+      expect(r.actions).toEqual(['transfer']);
+    });
+
+    it('offers a person once per call', async () => {
+      const r = await run({
+        utterance: '那宽带怎么报修',
+        history: [
+          { role: 'assistant', content: `${FALLBACK}${TRANSFER_OFFER}` },
+          { role: 'user', content: '好的' },
+        ],
+        knowledgeVerdict: { ...refused, verdict: 'no_match', confidence: 0 },
+      });
+      expect(r.reply).toBe(FALLBACK);
+    });
+
+    it('no offer without a transfer number, or with transfer off', async () => {
+      for (const conversation of [
+        { transferNumber: '', maxTurns: 5 },
+        { transferNumber: '400-123-4567', transferWhen: 'never', maxTurns: 5 },
+      ]) {
+        const r = await run({
+          config: config({ conversation }),
+          utterance: '你们营业厅几点开门',
+          knowledgeVerdict: refused,
+        });
+        expect(r.reply).toBe(FALLBACK);
+        expect(r.actions).toEqual([]);
+      }
+    });
+
+    it('never reads out a candidate it was handed when the verdict refuses', async () => {
+      const r = await run({
+        utterance: '营业时间是几点到几点',
+        knowledge: [segment({ question: '报修时间', answer: '报修热线 24 小时受理。' })],
+        knowledgeVerdict: { verdict: 'ambiguous', confidence: 0.41, threshold: 0.3 },
+      });
+      expect(r.reply).not.toContain('24 小时');
+      expect(r.reply).toBe(`${FALLBACK}${TRANSFER_OFFER}`);
+    });
+
+    it('answers from the top usable segment when the verdict is answer', async () => {
+      const r = await run({
+        utterance: '营业时间是几点到几点',
+        knowledge: [segment({ question: '营业时间', answer: '营业厅每天 9 点到 18 点营业。' })],
+        knowledgeVerdict: { verdict: 'answer', confidence: 0.82, threshold: 0.3 },
+      });
+      expect(r.reply).toBe('营业厅每天 9 点到 18 点营业。');
+    });
+
+    it('on the last allowed turn the closing line replaces the fallback and the offer', async () => {
+      const r = await run({ utterance: '你们营业厅几点开门', turnIndex: 5, knowledgeVerdict: refused });
+      expect(r.reply).toBe('感谢您的接听，祝您生活愉快，再见！');
+      expect(r.actions).toEqual(['end_call']);
+    });
   });
 
   it('is deterministic', async () => {

@@ -74,6 +74,12 @@ function sentences(text: string): string[] {
 
 const line = (value: string, fallback: string) => (value.trim() ? value : fallback);
 
+/** Said after the fallback when the knowledge refused and the assistant may transfer. */
+export const TRANSFER_OFFER = '如需人工服务，请说“转人工”。';
+
+const transferAllowed = (config: AssistantConfig) =>
+  config.conversation.transferNumber !== '' && config.conversation.transferWhen !== 'never';
+
 interface Decision {
   reply: string;
   actions: { action: BrainAction; detail: string }[];
@@ -100,7 +106,7 @@ function decide(config: AssistantConfig, input: BrainTurn, intentGrade: string |
     if (goodbye) {
       return { reply: closing, actions: [{ action: 'end_call', detail: `客户说「${goodbye}」` }] };
     }
-    if (c.transferNumber !== '' && c.transferWhen !== 'never') {
+    if (transferAllowed(config)) {
       const asked = findTransferRequest(text);
       if (asked || (c.transferWhen === 'on_intent_a' && intentGrade === 'A')) {
         return {
@@ -122,10 +128,19 @@ function decide(config: AssistantConfig, input: BrainTurn, intentGrade: string |
       actions: endAfterThis,
     };
   }
+  const judged = input.knowledgeVerdict;
   const best = input.knowledge[0];
-  if (best) {
+  if (best && (!judged || judged.verdict === 'answer')) {
     const answer = spokenAnswer(best);
     return { reply: lastTurn ? `${answer}${closing}` : answer, actions: endAfterThis };
+  }
+  if (judged && !lastTurn) {
+    // The knowledge was searched and could not answer surely: a wrong answer costs more on a call
+    // than a promise to follow up, so say the fallback; offer a person once per call (offering it
+    // every turn sounds like a machine), and the transfer-request check above acts on the reply.
+    const offered = input.history.some((m) => m.role === 'assistant' && m.content.includes(TRANSFER_OFFER));
+    const offer = transferAllowed(config) && !offered ? TRANSFER_OFFER : '';
+    return { reply: `${line(c.fallbackReply, DEFAULT_LINES.fallbackReply)}${offer}`, actions: endAfterThis };
   }
   return {
     reply: lastTurn ? closing : line(c.fallbackReply, DEFAULT_LINES.fallbackReply),
@@ -137,9 +152,11 @@ function decide(config: AssistantConfig, input: BrainTurn, intentGrade: string |
  * The offline script brain (离线脚本模式): no model, same answer for the same input. Per utterance,
  * first match wins: opt-out → polite close, do-not-call and hang up; an end-call phrase → closing
  * line and hang up; a transfer request (when transfer is configured) → transfer; silence → the
- * re-prompt; a knowledge hit → its answer; otherwise the fallback line. On the last allowed turn
- * the call ends after the answer (a knowledge answer is still given, a re-prompt or fallback is
- * replaced by the closing line, since nobody will hear the callee's reply to it).
+ * re-prompt; a knowledge hit the knowledge judged answerable → its answer; otherwise the fallback
+ * line, followed (when the knowledge refused and the assistant may transfer) by an offer of a
+ * person. On the last allowed turn the call ends after the answer (a knowledge answer is still
+ * given, a re-prompt, fallback or offer is replaced by the closing line, since nobody will hear
+ * the callee's reply to it).
  */
 export function createScriptBrain(): Brain {
   return {

@@ -5,6 +5,7 @@ import type {
   IntentGrade,
   RetrievedSegment,
 } from '@callpilot/contracts';
+import type { KnowledgeJudgement } from '../call/ports';
 
 /** What a brain says while it thinks: reply text as it streams, actions, and the intent it sees. */
 export type BrainEvent =
@@ -19,8 +20,13 @@ export interface BrainTurn {
   history: ChatMessage[];
   /** The callee's latest words; null when the callee stayed silent past the timeout. */
   utterance: string | null;
-  /** Knowledge retrieved for the utterance, best first, already above the assistant's threshold. */
+  /** Knowledge the assistant may answer from, best first: at or above its threshold, empty when refused. */
   knowledge: RetrievedSegment[];
+  /**
+   * How the knowledge judged the utterance; null when nothing was searched (no base linked, or a
+   * silence). A verdict other than 'answer' means: do not answer from guesses.
+   */
+  knowledgeVerdict: KnowledgeJudgement | null;
   /** 1 for the callee's first utterance, counting silences too. */
   turnIndex: number;
   signal?: AbortSignal;

@@ -6,6 +6,7 @@ import type {
   FlowStep,
   HangupBy,
   IntentGrade,
+  KnowledgeVerdict,
   RetrievedSegment,
   SimPersona,
   SpeechSettings,
@@ -56,9 +57,29 @@ export interface AssistantSource {
   speechSettings(projectId: string): Promise<SpeechSettings>;
 }
 
+/** How the knowledge judged one question: whether the assistant may answer it, and how surely. */
+export interface KnowledgeJudgement {
+  verdict: KnowledgeVerdict;
+  /** Calibrated confidence of the best candidate (0 when nothing matched). */
+  confidence: number;
+  /** The assistant's 置信度阈值 it was judged against. */
+  threshold: number;
+}
+
+/** One utterance looked up in an assistant's knowledge bases. */
+export interface KnowledgeLookup extends KnowledgeJudgement {
+  /** What the assistant may answer from: at or above the threshold, best first; empty when refused. */
+  segments: RetrievedSegment[];
+  /** The best candidate of a refused question (what came closest, for the knowledge gap); else null. */
+  nearest: RetrievedSegment | null;
+  /** Time the assistant's model spent rewriting and re-ranking, when it did. */
+  rewriteMs: number | null;
+  rerankMs: number | null;
+}
+
 export interface KnowledgeSource {
-  /** Segments for an utterance from the assistant's bases, above its threshold, best first. */
-  retrieve(projectId: string, config: AssistantConfig, query: string): Promise<RetrievedSegment[]>;
+  /** An utterance judged against the assistant's bases and threshold (no bases: nothing found, no_match). */
+  retrieve(projectId: string, config: AssistantConfig, query: string): Promise<KnowledgeLookup>;
   /** Questions a knowledge-asking simulated caller may ask: the linked bases' own questions. */
   questions(config: AssistantConfig, limit: number): Promise<string[]>;
 }

@@ -266,7 +266,7 @@ export async function talk(
       clock,
       brain: createBrain({ config, provider }),
       retrieve: async (query) =>
-        config.knowledge.baseIds.length === 0 ? [] : io(ports.knowledge.retrieve(projectId, config, query)),
+        config.knowledge.baseIds.length === 0 ? null : io(ports.knowledge.retrieve(projectId, config, query)),
       optOut: (phone, reason) => io(ports.doNotCall.optOut(projectId, phone, reason, call.callId)),
     },
     { onTurn },

@@ -3,6 +3,7 @@ import {
   assistantConfig,
   type CallTurn,
   type FlowStep,
+  type RetrievedSegment,
   speechSettings,
 } from '@callpilot/contracts';
 import { findTemplate } from '../../modules/assistants/assistants.templates';
@@ -15,9 +16,28 @@ import type {
   CallPorts,
   CallSmsRequest,
   InboundRoute,
+  KnowledgeLookup,
   NewCallRecord,
 } from './ports';
 import type { CallDeps } from './run-call';
+
+/**
+ * A knowledge lookup as the knowledge module would give it: answered from `segments` when there
+ * are any (confidence the best score), else refused with nothing found; `over` adjusts it.
+ */
+export const knowledgeLookup = (
+  segments: RetrievedSegment[],
+  over: Partial<KnowledgeLookup> = {},
+): KnowledgeLookup => ({
+  verdict: segments.length > 0 ? 'answer' : 'no_match',
+  confidence: segments[0]?.score ?? 0,
+  threshold: 0.3,
+  segments,
+  nearest: null,
+  rewriteMs: null,
+  rerankMs: null,
+  ...over,
+});
 
 /*
  * Tests only: the engine's ports in memory, recording what a call writes and in which order, and
@@ -91,7 +111,7 @@ export function memoryPorts(
           },
         }
       : {}),
-    knowledge: { retrieve: async () => [], questions: async () => [] },
+    knowledge: { retrieve: async () => knowledgeLookup([]), questions: async () => [] },
     doNotCall: {
       optOut: async (_p, phone) => {
         memory.writes.push(`opt-out ${phone}`);

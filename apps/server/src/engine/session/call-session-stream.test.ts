@@ -123,7 +123,7 @@ async function run(leg: CallLeg, brain: Brain) {
     {
       clock: systemClock,
       brain,
-      retrieve: async () => [],
+      retrieve: async () => null,
       optOut: async (phone) => {
         optOuts.push(phone);
       },

@@ -10,6 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { findTemplate } from '../../modules/assistants/assistants.templates';
 import { createBrain } from '../brain/create-brain';
 import type { Brain } from '../brain/types';
+import type { KnowledgeLookup } from '../call/ports';
+import { knowledgeLookup } from '../call/test-support';
 import { VirtualClock } from '../clock';
 import { createSimCarrier, type SimLeg } from '../telephony/sim/sim-carrier';
 import { runCallSession, TRANSFER_FAILED_LINE } from './call-session';
@@ -47,7 +49,7 @@ interface CallOptions {
   seed?: number;
   brain?: Brain;
   transferFails?: boolean;
-  retrieve?: (query: string) => Promise<RetrievedSegment[]>;
+  retrieve?: (query: string) => Promise<KnowledgeLookup | null>;
   signal?: AbortSignal;
   clock?: VirtualClock;
   questions?: string[];
@@ -89,7 +91,7 @@ async function placeCall(options: CallOptions) {
       {
         clock,
         brain: options.brain ?? createBrain({ config, provider: null }),
-        retrieve: options.retrieve ?? (async () => []),
+        retrieve: options.retrieve ?? (async () => null),
         optOut: async (phone, reason) => {
           optOuts.push({ phone, reason });
         },
@@ -353,7 +355,7 @@ describe('runCallSession turns', () => {
     const { result } = await placeCall({
       persona: 'asks_question',
       questions: [FAQ.question!],
-      retrieve: async (query) => (query.includes('营业时间') ? [FAQ] : []),
+      retrieve: async (query) => knowledgeLookup(query.includes('营业时间') ? [FAQ] : []),
     });
     expect(texts(result, 'callee')[0]).toContain(FAQ.question);
     const answered = result.turns.find((t) => t.segments.length > 0);
@@ -369,6 +371,38 @@ describe('runCallSession turns', () => {
     ]);
     // Without a hit the fallback line answers.
     expect(texts(result, 'assistant')).toContain(followUpConfig().conversation.fallbackReply);
+  });
+
+  it('knowledge: a refused question records nothing used, keeps the nearest candidate, and the model times', async () => {
+    const nearest = { ...FAQ, id: 'seg-near', score: 0.21 };
+    const { result } = await placeCall({
+      persona: 'asks_question',
+      questions: [FAQ.question!],
+      retrieve: async (query) =>
+        knowledgeLookup([], {
+          verdict: query.includes('营业时间') ? 'low_confidence' : 'no_match',
+          confidence: query.includes('营业时间') ? 0.21 : 0,
+          nearest: query.includes('营业时间') ? nearest : null,
+          rewriteMs: 120,
+          rerankMs: 340,
+        }),
+    });
+    const question = result.turns.find((t) => t.speaker === 'callee' && t.text.includes(FAQ.question!))!;
+    const reply = result.turns[question.index + 1]!;
+    // The FAQ's answer is never read out: the verdict refused it.
+    expect(reply.text).not.toContain(FAQ.answer!);
+    expect(reply.text).toContain(followUpConfig().conversation.fallbackReply);
+    expect(reply.segments).toEqual([
+      {
+        id: 'seg-near',
+        knowledgeBaseId: FAQ.knowledgeBaseId,
+        documentName: FAQ.documentName,
+        content: FAQ.content,
+        score: 0.21,
+        used: false,
+      },
+    ]);
+    expect(reply.latency).toMatchObject({ rewriteMs: 120, rerankMs: 340 });
   });
 
   it('the same seed replays the same call, turn for turn', async () => {
@@ -406,7 +440,7 @@ describe('1,000 concurrent simulated calls', () => {
           if (!dial.answered) return { endReason: dial.outcome, overheadMs: [] as number[], turns: 0 };
           const result = await runCallSession(
             { callId, config, leg: dial.leg, remoteNumber: dial.leg.to },
-            { clock, brain, retrieve: async () => [], optOut: async () => {} },
+            { clock, brain, retrieve: async () => null, optOut: async () => {} },
             { onTurn: () => {} },
           );
           return { endReason: result.endReason, overheadMs: result.overheadMs, turns: result.turns.length };

@@ -11,6 +11,7 @@ import {
   type TurnLatency,
   type UsedSegment,
 } from '@callpilot/contracts';
+import type { KnowledgeLookup } from '../call/ports';
 import { SentenceCutter } from '../speech/sentences';
 import type { PlayResult, StreamedPlayResult, Utterance } from '../telephony/types';
 import { ReplyQueue } from './reply-queue';
@@ -31,6 +32,17 @@ const toUsedSegment = (s: RetrievedSegment): UsedSegment => ({
   content: s.content,
   score: s.score,
 });
+
+/**
+ * What the reply turn records of its knowledge: the segments answered from; a refused question
+ * records none used but keeps its nearest candidate (used: false), which the knowledge report
+ * shows as what came closest to the gap.
+ */
+const turnSegments = (lookup: KnowledgeLookup | null): UsedSegment[] => {
+  if (!lookup) return [];
+  if (lookup.segments.length > 0) return lookup.segments.map(toUsedSegment);
+  return lookup.nearest ? [{ ...toUsedSegment(lookup.nearest), used: false }] : [];
+};
 
 /** D outweighs everything once heard; otherwise the strongest interest shown wins. */
 function strongerGrade(
@@ -236,7 +248,7 @@ export async function runCallSession(
       // retrieval still do real work, and that is what the latency waterfall should show.
       const heardAt = performance.now();
       meter.pause();
-      const knowledge = heard.text.trim() ? await deps.retrieve(heard.text) : [];
+      const lookup = heard.text.trim() ? await deps.retrieve(heard.text) : null;
       meter.resume();
       const retrievalMs = elapsedSince(heardAt);
       checkLine();
@@ -272,7 +284,10 @@ export async function runCallSession(
         config,
         history: [...history],
         utterance,
-        knowledge,
+        knowledge: lookup?.segments ?? [],
+        knowledgeVerdict: lookup
+          ? { verdict: lookup.verdict, confidence: lookup.confidence, threshold: lookup.threshold }
+          : null,
         turnIndex,
         signal: brainAbort.signal,
       });
@@ -322,6 +337,8 @@ export async function runCallSession(
         synthesisMs: 0,
         ...(heard.endpointMs !== undefined ? { endpointMs: heard.endpointMs } : {}),
         ...(fallbacks.length ? { fallbacks } : {}),
+        ...(lookup?.rewriteMs != null ? { rewriteMs: lookup.rewriteMs } : {}),
+        ...(lookup?.rerankMs != null ? { rerankMs: lookup.rerankMs } : {}),
       };
       if (streamed && out.firstSentenceAt !== null) {
         latency.firstSentenceMs = Math.round((out.firstSentenceAt - brainStart) * 10) / 10;
@@ -331,7 +348,7 @@ export async function runCallSession(
           latency.replyStartMs = Math.max(0, streamed.firstPlayAt - heard.endedAt);
         }
       }
-      const segments = knowledge.map(toUsedSegment);
+      const segments = turnSegments(lookup);
       const assistantTurn = { latency, segments };
       const has = (action: BrainAction) => actions.some((a) => a.action === action);
       /** The reply already went out sentence by sentence: record it as the turn that answered. */

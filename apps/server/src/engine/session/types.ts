@@ -5,9 +5,9 @@ import type {
   EndReason,
   HangupBy,
   IntentGrade,
-  RetrievedSegment,
 } from '@callpilot/contracts';
 import type { Brain } from '../brain/types';
+import type { KnowledgeLookup } from '../call/ports';
 import type { Clock } from '../clock';
 import type { CallLeg } from '../telephony/types';
 
@@ -16,8 +16,8 @@ export interface SessionDeps {
   clock: Clock;
   /** The brain for this call's config (script brain offline, the LLM when configured). */
   brain: Brain;
-  /** Knowledge for an utterance, already above the assistant's threshold; [] when none linked. */
-  retrieve: (query: string) => Promise<RetrievedSegment[]>;
+  /** An utterance judged against the assistant's knowledge; null when it links no base (nothing searched). */
+  retrieve: (query: string) => Promise<KnowledgeLookup | null>;
   /** Adds the callee's number to the project's do-not-call list (opt-out). */
   optOut: (phone: string, reason: string) => Promise<void>;
 }

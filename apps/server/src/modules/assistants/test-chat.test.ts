@@ -124,6 +124,8 @@ describe('test chat (offline script mode)', () => {
     expect(segments[0]?.content).toContain('移机');
     expect(segments[0]?.documentName).toBe('宽带问题.md');
     expect(segments[0]?.score).toBeGreaterThanOrEqual(0.3);
+    expect(events[0]).toMatchObject({ verdict: 'answer', threshold: 0.3 });
+    expect((events[0] as { confidence: number }).confidence).toBe(segments[0]?.score);
     const done = events.at(-1) as { type: string; reply: string; latency: { retrievalMs: number } };
     expect(done.type).toBe('done');
     expect(done.reply).toContain('提前 3 个工作日');
@@ -132,9 +134,18 @@ describe('test chat (offline script mode)', () => {
     const unknown = eventsOf(
       (await chat({ messages: [{ role: 'user', content: '你们公司在火星有分部吗' }] })).body,
     );
-    expect(unknown[0]).toEqual({ type: 'segments', segments: [] });
-    expect((unknown.at(-1) as { reply: string }).reply).toBe(
-      '这个问题我先帮您记下来，稍后会有专人联系您确认。请问使用中还有其他问题吗？',
+    // Judged as a call judges it: refused, with the confidence and threshold the console shows.
+    const refused = unknown[0] as {
+      segments: unknown[];
+      verdict: string;
+      confidence: number;
+      threshold: number;
+    };
+    expect(refused).toMatchObject({ type: 'segments', segments: [], threshold: 0.3 });
+    expect(refused.verdict).not.toBe('answer');
+    expect(refused.confidence).toBeLessThan(0.3);
+    expect((unknown.at(-1) as { reply: string }).reply).toMatch(
+      /^这个问题我先帮您记下来，稍后会有专人联系您确认。请问使用中还有其他问题吗？/,
     );
   });
 

@@ -8,9 +8,11 @@ import type {
 import type { Database } from '../../db/client';
 import { type BrainProvider, createBrain } from '../../engine/brain/create-brain';
 import type { BrainEvent } from '../../engine/brain/types';
+import type { KnowledgeLookup } from '../../engine/call/ports';
 import { AppError, badRequest } from '../../lib/errors';
+import type { LlmAssist } from '../knowledge/answer';
+import { lookupForAssistant } from '../knowledge/call-knowledge';
 import type { Embedder } from '../knowledge/embedder';
-import { retrieve } from '../knowledge/retrieval';
 
 export type ProviderResolver = (projectId: string, providerId: string) => Promise<BrainProvider | null>;
 
@@ -51,6 +53,8 @@ export async function* testChatTurn(
     resolveProvider: ProviderResolver;
     /** The project's embeddings client, for hybrid knowledge retrieval; absent means full text. */
     embedderFor?: (projectId: string) => Promise<Embedder | undefined>;
+    /** The assistant's model as knowledge rewriter and re-ranker, as calls get it (call-knowledge.ts). */
+    assistFor?: (projectId: string, config: AssistantConfig) => Promise<LlmAssist | undefined>;
     signal?: AbortSignal;
     onError?: (err: unknown) => void;
   },
@@ -70,22 +74,30 @@ export async function* testChatTurn(
 
   try {
     const utterance = messages[messages.length - 1]!.content;
-    let knowledge: RetrievedSegment[] = [];
+    let lookup: KnowledgeLookup | null = null;
     let retrievalMs = 0;
     if (config.knowledge.baseIds.length > 0) {
       const retrievalStart = performance.now();
-      const found = await retrieve(db, {
-        projectId: options.projectId,
-        knowledgeBaseIds: config.knowledge.baseIds,
-        query: utterance,
-        topK: config.knowledge.topK,
-        scoreThreshold: config.knowledge.scoreThreshold,
-        embedder: await options.embedderFor?.(options.projectId),
-        onEmbedderError: options.onError,
-      });
-      knowledge = found.segments;
+      // Judged exactly as a call judges it, so what the operator tries here is what callers get.
+      lookup = await lookupForAssistant(
+        db,
+        {
+          embedderFor: async (projectId) => options.embedderFor?.(projectId),
+          assistFor: options.assistFor,
+          onError: (err) => options.onError?.(err),
+        },
+        options.projectId,
+        config,
+        utterance,
+      );
       retrievalMs = elapsed(retrievalStart);
-      yield { type: 'segments', segments: knowledge.map(toUsed) };
+      yield {
+        type: 'segments',
+        segments: lookup.segments.map(toUsed),
+        verdict: lookup.verdict,
+        confidence: lookup.confidence,
+        threshold: lookup.threshold,
+      };
     }
 
     // A profile that no longer resolves runs the script, as a real call would (createBrain's rule).
@@ -99,7 +111,10 @@ export async function* testChatTurn(
       config,
       history: messages.slice(0, -1),
       utterance,
-      knowledge,
+      knowledge: lookup?.segments ?? [],
+      knowledgeVerdict: lookup
+        ? { verdict: lookup.verdict, confidence: lookup.confidence, threshold: lookup.threshold }
+        : null,
       turnIndex: messages.filter((message) => message.role === 'user').length,
       signal: options.signal,
     })) {

@@ -307,7 +307,7 @@ class FlowSimulation {
         brain: createBrain({ config, provider }),
         retrieve: async (query) =>
           config.knowledge.baseIds.length === 0
-            ? []
+            ? null
             : ports.knowledge.retrieve(this.projectId, config, query),
         optOut: async () => {},
       },

@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { openCallDetail } from '@callpilot/contracts';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, seedApiKey } from '../../../test/api-keys';
 import { createTestApp, loginAs, seedUser } from '../../../test/helpers';
-import { assistants, calls, projectLimits, projectNumbers } from '../../db/schema';
+import { assistants, calls, callTurns, projectLimits, projectNumbers } from '../../db/schema';
 import { VirtualClock } from '../../engine/clock';
 import { seedDemoContent } from '../demo/demo-content';
 
@@ -237,6 +238,66 @@ describe('POST /opendock/v1/calls: a single call from a customer system', () => 
       .update(projectLimits)
       .set({ hasBalance: false })
       .where(eq(projectLimits.projectId, a.projectId));
+  });
+
+  it('carries a refused knowledge turn as recorded: the nearest candidate marked unused, the model times', async () => {
+    const id = randomUUID();
+    const startedAt = new Date(Date.parse('2030-04-01T02:00:00Z'));
+    await t.db.insert(calls).values({
+      id,
+      projectId: a.projectId,
+      direction: 'inbound',
+      callerNumber: '13800138000',
+      calleeNumber: '02160880001',
+      status: 'ended',
+      endReason: 'completed',
+      startedAt,
+      endedAt: new Date(startedAt.getTime() + 20_000),
+      talkSeconds: 20,
+    });
+    const nearest = {
+      id: 'seg-near',
+      knowledgeBaseId: 'kb-1',
+      documentName: 'faq.csv',
+      content: '报修热线 24 小时受理',
+      score: 0.14,
+      used: false,
+    };
+    await t.db.insert(callTurns).values([
+      {
+        callId: id,
+        index: 0,
+        speaker: 'callee',
+        text: '你们周末营业吗',
+        startMs: 0,
+        endMs: 900,
+        segments: [],
+      },
+      {
+        callId: id,
+        index: 1,
+        speaker: 'assistant',
+        text: '抱歉，这个问题我需要确认一下，稍后会有专人联系您。',
+        startMs: 1000,
+        endMs: 3000,
+        latency: {
+          recognitionMs: 100,
+          retrievalMs: 520,
+          brainMs: 5,
+          firstTokenMs: 5,
+          synthesisMs: 150,
+          rewriteMs: 180,
+          rerankMs: 320,
+        },
+        segments: [nearest],
+      },
+    ]);
+    const res = await api('GET', `/calls/${id}`);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(openCallDetail.parse(res.body.data).turns[1]).toMatchObject({
+      segments: [nearest],
+      latency: { rewriteMs: 180, rerankMs: 320 },
+    });
   });
 
   it('never shows another project the call', async () => {

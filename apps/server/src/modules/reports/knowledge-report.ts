@@ -21,9 +21,9 @@ import {
 } from '../../db/schema';
 import { badRequest, notFound } from '../../lib/errors';
 import type { SheetValue } from '../../lib/spreadsheet';
+import { answerQuestion, type KnowledgeAnswer } from '../knowledge/answer';
 import type { Embedder } from '../knowledge/embedder';
 import { addPair, updateSegment } from '../knowledge/knowledge.service';
-import { retrieve } from '../knowledge/retrieval';
 import { groupQuestions, representative } from './knowledge-topics';
 import type { ReportSheet } from './report-file';
 import { knowledgeSettings, PROJECT_TOTAL, settingOf } from './rollup-knowledge';
@@ -31,6 +31,8 @@ import { bucketOf, bucketStarts, drillRange, reportRange } from './rollup-range'
 
 const MAX_TOPICS = 200;
 const MAX_EXAMPLES = 5;
+/** Candidates a gap is judged on, as an assistant's default 召回条数 (ambiguity needs more than one). */
+const GAP_TOP_K = 3;
 
 /**
  * The list a key collects into, created on first use. Pushed to, never spread: a month of a busy
@@ -271,19 +273,21 @@ export async function listKnowledgeGaps(
   const perBase = new Map<string, GapRow[]>();
   for (const r of rows) listIn(perBase, r.knowledgeBaseId).push(r);
 
-  // One retrieval per base and wording in this request, however many topics share it.
-  const searched = new Map<string, Awaited<ReturnType<typeof retrieve>>['segments'][number] | null>();
-  const bestNow = async (baseId: string, question: string) => {
-    const key = `${baseId}\u0000${question}`;
+  // One judgement per base, wording and threshold in this request, however many topics share it.
+  const searched = new Map<string, KnowledgeAnswer>();
+  const judgedNow = async (baseId: string, question: string, threshold: number) => {
+    const key = `${baseId}\u0000${threshold}\u0000${question}`;
     if (!searched.has(key)) {
-      const found = await retrieve(db, {
+      // Judged as a call would judge it now: a gap stays open until the base answers it.
+      const found = await answerQuestion(db, {
         projectId,
         knowledgeBaseIds: [baseId],
         query: question,
-        topK: 1,
+        topK: GAP_TOP_K,
+        threshold,
         embedder,
       });
-      searched.set(key, found.segments[0] ?? null);
+      searched.set(key, found);
     }
     return searched.get(key)!;
   };
@@ -294,8 +298,9 @@ export async function listKnowledgeGaps(
       const rep = representative(members);
       // Reduced, not spread: a topic of a year's range can outgrow the engine's argument limit.
       const threshold = members.reduce((max, m) => Math.max(max, settingOf(settings, m).scoreThreshold), 0);
-      const best = await bestNow(baseId, rep.question);
-      if (best && best.score >= threshold) continue;
+      const now = await judgedNow(baseId, rep.question, threshold);
+      if (now.answered) continue;
+      const best = now.segments[0] ?? null;
       topics.push({
         id: `${baseId}:${rep.callId}:${rep.turnIndex}`,
         knowledgeBaseId: baseId,

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { UsedSegment } from '@callpilot/contracts';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, loginAs, seedUser } from '../../../test/helpers';
@@ -43,7 +44,7 @@ const segment = (score: number, id = 'seg-1') => ({
   score,
 });
 
-type Turn = { callee: string } | { reply: ReturnType<typeof segment>[] } | { line: string };
+type Turn = { callee: string } | { reply: UsedSegment[] } | { line: string };
 
 async function seedCall(projectId: string, assistantId: string, turns: Turn[], startedAt = HOUR) {
   const id = randomUUID();
@@ -248,6 +249,49 @@ describe('knowledge rollup', () => {
     expect(best('发票怎么开', otherBase)).toBe('seg-bill');
     expect(best('发票怎么开', baseId)).toBe('seg-bill');
     expect(best('你们老板是谁', baseId)).toBeNull();
+  });
+
+  it('a question the knowledge refused is a gap with its nearest candidate, whatever that scored', async () => {
+    const hour = new Date('2026-11-22T02:00:00Z');
+    const assistantId = await seedAssistant(projectA, [baseId]);
+    // Refused although its confidence cleared the threshold (the top hits disagreed): the call
+    // recorded it as not used, so it is no hit, and it is what came nearest to the gap.
+    const ambiguous = { ...segment(0.72, 'seg-ambiguous'), used: false };
+    const weak = { ...segment(0.12, 'seg-weak'), used: false };
+    await seedCall(
+      projectA,
+      assistantId,
+      [
+        { callee: '装宽带要几天' },
+        { reply: [{ ...segment(0.8), used: true }] },
+        { callee: '宽带那个装的和修的时间' },
+        { reply: [ambiguous] },
+        { callee: '你们卖手机吗' },
+        { reply: [weak] },
+      ],
+      hour,
+    );
+    await recomputeKnowledgeHour(t.db, projectA, hour);
+    const [stats] = await t.db
+      .select()
+      .from(knowledgeStatsHourly)
+      .where(
+        and(
+          eq(knowledgeStatsHourly.projectId, projectA),
+          eq(knowledgeStatsHourly.hour, hour),
+          eq(knowledgeStatsHourly.knowledgeBaseId, baseId),
+        ),
+      );
+    expect(stats).toMatchObject({ questions: 3, hits: 1, noAnswer: 2 });
+    const gaps = await t.db
+      .select()
+      .from(knowledgeGaps)
+      .where(and(eq(knowledgeGaps.projectId, projectA), eq(knowledgeGaps.hour, hour)));
+    const byQuestion = Object.fromEntries(gaps.map((g) => [g.question, [g.bestSegmentId, g.bestScore]]));
+    expect(byQuestion).toEqual({
+      宽带那个装的和修的时间: ['seg-ambiguous', 0.72],
+      你们卖手机吗: ['seg-weak', 0.12],
+    });
   });
 });
 

@@ -74,8 +74,9 @@ type TurnRow = {
 /**
  * The questions of a call: a callee turn with words followed by the assistant's reply through the
  * brain (a turn with latency). Retrieval runs on every such utterance when the assistant has
- * knowledge bases (engine/call/run-call.ts), and the reply turn records the segments that cleared
- * the threshold, so "searched and found nothing" is a reply turn with no segments; a silence
+ * knowledge bases (engine/call/run-call.ts), and the reply turn records the segments it answered
+ * from, so "searched and refused" is a reply turn with no used segment (at most the nearest
+ * candidate, marked used: false); a silence
  * reprompt or a scripted line carries no latency and is not a question.
  */
 export function questionsOf(turns: TurnRow[]): { turn: TurnRow; segments: UsedSegment[] }[] {
@@ -186,10 +187,10 @@ export async function recomputeKnowledgeHour(tx: Database, projectId: string, ho
   for (const call of asking) {
     const { baseIds, scoreThreshold } = settingOf(settings, call);
     for (const { turn, segments } of questionsOf(turnsOf.get(call.id) ?? [])) {
-      const answered = segments.some((s) => s.score >= scoreThreshold);
-      for (const s of new Map(
-        segments.filter((x) => x.score >= scoreThreshold).map((x) => [x.id, x]),
-      ).values()) {
+      // A refused question keeps its nearest candidate (used: false): what came closest, not an answer.
+      const said = segments.filter((x) => x.used !== false && x.score >= scoreThreshold);
+      const answered = said.length > 0;
+      for (const s of new Map(said.map((x) => [x.id, x])).values()) {
         const key = `${s.knowledgeBaseId}\u0000${s.id}`;
         const row = segmentHits.get(key) ?? { knowledgeBaseId: s.knowledgeBaseId, segmentId: s.id, hits: 0 };
         row.hits++;
@@ -202,7 +203,7 @@ export async function recomputeKnowledgeHour(tx: Database, projectId: string, ho
         const own = segments.filter((s) => s.knowledgeBaseId === baseId);
         tally(
           baseId,
-          own.some((s) => s.score >= scoreThreshold),
+          said.some((s) => s.knowledgeBaseId === baseId),
           !answered,
         );
         if (answered) continue;

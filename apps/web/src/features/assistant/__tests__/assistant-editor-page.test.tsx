@@ -91,6 +91,53 @@ describe('assistant editor', () => {
     });
   });
 
+  it('knowledge settings: 置信度阈值 explained; 大模型改写与重排 off in 离线脚本模式', async () => {
+    server = serveAssistant({ 'GET /api/project/p1/assistants/a1': ok(assistant) });
+    renderAssistant('/assistant/edit?id=a1');
+    const threshold = (await screen.findByLabelText('置信度阈值')) as HTMLInputElement;
+    expect(threshold.value).toBe('0.30');
+    expect(screen.queryByLabelText('相似度阈值')).toBeNull();
+    expect(screen.getByText(/置信度按每个知识库自己的问题校准：0.3 是答错已很少出现的位置/)).toBeTruthy();
+    const offlineSwitch = screen.getByRole('switch', { name: '大模型改写与重排' });
+    expect(offlineSwitch.hasAttribute('disabled')).toBe(true);
+    expect(screen.getByText('仅大模型模式可用：请先在上方选择大模型')).toBeTruthy();
+  });
+
+  it('knowledge settings: 大模型改写与重排 switches on in 大模型模式 and is saved with the draft', async () => {
+    const provider = {
+      id: 'lp1',
+      name: 'DeepSeek',
+      baseUrl: 'https://api.deepseek.com/v1',
+      model: 'deepseek-chat',
+      embeddingModel: '',
+      hasApiKey: true,
+      apiKeyHint: 'x9Zq',
+      createdAt: '2026-03-01T02:00:00.000Z',
+      updatedAt: '2026-03-01T02:00:00.000Z',
+    };
+    const withModel = detail({
+      config: { ...assistant.config, brain: { ...assistant.config.brain, providerId: 'lp1' } },
+    });
+    server = serveAssistant({
+      'GET /api/project/p1/assistants/a1': ok(withModel),
+      'GET /api/project/p1/llm-providers': ok({ items: [provider], total: 1, page: 1, pageSize: 100 }),
+      'PUT /api/project/p1/assistants/a1': ok(withModel),
+    });
+    renderAssistant('/assistant/edit?id=a1');
+    expect(await screen.findByText(/每轮会增加大模型的耗时/)).toBeTruthy();
+    const assist = screen
+      .getAllByRole('switch', { name: '大模型改写与重排' })
+      .find((el) => !el.hasAttribute('disabled'));
+    expect(assist).toBeTruthy();
+    fireEvent.click(assist!);
+    fireEvent.click(await screen.findByRole('button', { name: '保存' }));
+    await waitFor(() =>
+      expect(server?.requests.find((request) => request.method === 'PUT')?.body).toMatchObject({
+        config: { knowledge: { baseIds: ['kb1'], scoreThreshold: 0.3, llmAssist: true } },
+      }),
+    );
+  });
+
   it('shows the server validation message and keeps the edits', async () => {
     server = serveAssistant({
       'GET /api/project/p1/assistants/a1': ok(assistant),

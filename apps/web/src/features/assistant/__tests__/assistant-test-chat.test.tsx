@@ -52,7 +52,7 @@ describe('assistant test chat', () => {
     });
     const [first, ...rest] = sseChunks(
       [
-        { type: 'segments', segments: [segment] },
+        { type: 'segments', segments: [segment], verdict: 'answer', confidence: 0.82, threshold: 0.3 },
         { type: 'delta', text: '学费是 2980 元，' },
         { type: 'delta', text: '可以分 3 期付款。' },
         { type: 'intent', grade: 'B', reason: '询问价格' },
@@ -89,7 +89,8 @@ describe('assistant test chat', () => {
     releaseReply();
 
     expect(await within(chatLog()).findByText('学费是 2980 元，可以分 3 期付款。')).toBeTruthy();
-    expect(within(chatLog()).getByText('课程价格.md · 相似度 0.82')).toBeTruthy();
+    expect(within(chatLog()).getByText('课程价格.md · 置信度 0.82')).toBeTruthy();
+    expect(within(chatLog()).getByText('置信度 0.82 · 可回答')).toBeTruthy();
     expect(within(chatLog()).getByText('少儿编程课每期 12 节，学费 2980 元，可分 3 期付款。')).toBeTruthy();
     expect(within(chatLog()).getByText('意向 B 可能有意向')).toBeTruthy();
     expect(within(chatLog()).getAllByText('检索 3 ms · 首字 13 ms · 总计 24 ms').length).toBe(2);
@@ -135,6 +136,29 @@ describe('assistant test chat', () => {
         fetches.requests.filter((request) => (request.body as { messages: unknown[] }).messages.length === 0),
       ).toHaveLength(2),
     );
+  });
+
+  it('shows a question the knowledge refused with its confidence and reason, and no knowledge used', async () => {
+    const fallback = '抱歉，这个问题我需要确认一下，稍后会有专人联系您。如需人工服务，请说“转人工”。';
+    chatServer(({ messages }) =>
+      messages.length === 0
+        ? { status: 200, chunks: opening }
+        : {
+            status: 200,
+            chunks: sseChunks([
+              { type: 'segments', segments: [], verdict: 'low_confidence', confidence: 0.12, threshold: 0.3 },
+              { type: 'delta', text: fallback },
+              { type: 'done', reply: fallback, mode: 'script', latency },
+            ]),
+          },
+    );
+    renderAssistant('/assistant/edit?id=a1');
+    await within(await screen.findByRole('log')).findByText('您好张先生，我是示例教育的小李。');
+    fireEvent.change(screen.getByLabelText('以客户身份输入'), { target: { value: '你们营业厅几点开门' } });
+    fireEvent.click(screen.getByRole('button', { name: '发送' }));
+    expect(await within(chatLog()).findByText(fallback)).toBeTruthy();
+    expect(within(chatLog()).getByText('置信度 0.12 · 置信度不足，拒答')).toBeTruthy();
+    expect(within(chatLog()).queryByText(/引用知识/)).toBeNull();
   });
 
   it('sends edited sample values with the next turn', async () => {

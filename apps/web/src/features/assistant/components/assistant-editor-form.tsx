@@ -365,10 +365,26 @@ export function AssistantEditorForm({
           <Form.Item label="召回条数" name={['config', 'knowledge', 'topK']}>
             <InputNumber min={1} max={10} className="w-full" />
           </Form.Item>
-          <Form.Item label="相似度阈值" name={['config', 'knowledge', 'scoreThreshold']}>
+          <Form.Item
+            label="置信度阈值"
+            name={['config', 'knowledge', 'scoreThreshold']}
+            extra="置信度按每个知识库自己的问题校准：0.3 是答错已很少出现的位置；调高则回答更少但更可靠，低于阈值时小助手不作答，改为稍后专人联系或转人工"
+          >
             <InputNumber min={0} max={1} step={0.05} className="w-full" />
           </Form.Item>
         </div>
+        <Form.Item
+          label="大模型改写与重排"
+          name={['config', 'knowledge', 'llmAssist']}
+          valuePropName="checked"
+          extra={
+            providerId
+              ? '用小助手的大模型把客户的话改写成清楚的问题，并对候选答案重新排序；每轮会增加大模型的耗时'
+              : '仅大模型模式可用：请先在上方选择大模型'
+          }
+        >
+          <Switch disabled={!providerId} />
+        </Form.Item>
       </Section>
 
       <Section title="对话设置">

@@ -4,6 +4,8 @@ import {
   type BrainAction,
   type ChatMessage,
   type IntentGrade,
+  KNOWLEDGE_VERDICT_LABELS,
+  type KnowledgeVerdict,
   referencedVariables,
   type TestChatEvent,
   type UsedSegment,
@@ -25,6 +27,8 @@ type ReplyTurn = {
   content: string;
   streaming: boolean;
   segments: UsedSegment[];
+  /** How the knowledge judged the question (absent: nothing searched, or an older server). */
+  knowledge?: { verdict: KnowledgeVerdict; confidence: number };
   intent?: { grade: IntentGrade; reason: string };
   actions: { action: BrainAction; detail: string }[];
   latency?: Latency;
@@ -52,12 +56,17 @@ function ReplyDetails({ turn, onPlay, playing }: { turn: ReplyTurn; onPlay: () =
           {turn.segments.map((segment) => (
             <details key={segment.id} className="rounded border border-gray-200 bg-white px-2 py-1">
               <summary className="cursor-pointer">
-                {segment.documentName} · 相似度 {segment.score.toFixed(2)}
+                {segment.documentName} · 置信度 {segment.score.toFixed(2)}
               </summary>
               <p className="mt-1 whitespace-pre-wrap text-gray-700">{segment.content}</p>
             </details>
           ))}
         </div>
+      )}
+      {turn.knowledge && (
+        <span className={turn.knowledge.verdict === 'answer' ? undefined : 'text-amber-600'}>
+          置信度 {turn.knowledge.confidence.toFixed(2)} · {KNOWLEDGE_VERDICT_LABELS[turn.knowledge.verdict]}
+        </span>
       )}
       <div className="flex flex-wrap items-center gap-2">
         {turn.intent && (
@@ -136,7 +145,14 @@ export function AssistantTestChat({
       const onEvent = (event: TestChatEvent) => {
         switch (event.type) {
           case 'segments':
-            update((turn) => ({ ...turn, segments: event.segments }));
+            update((turn) => ({
+              ...turn,
+              segments: event.segments,
+              knowledge:
+                event.verdict !== undefined && event.confidence !== undefined
+                  ? { verdict: event.verdict, confidence: event.confidence }
+                  : undefined,
+            }));
             break;
           case 'delta':
             update((turn) => ({ ...turn, content: turn.content + event.text }));

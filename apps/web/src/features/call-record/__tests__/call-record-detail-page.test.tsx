@@ -163,6 +163,55 @@ describe('call record detail', () => {
     expect(within(list).getByText('合成已切换备用音色')).toBeTruthy();
   });
 
+  it('shows the model’s rewriting and re-ranking inside retrieval, and a question the knowledge refused', async () => {
+    const detail = makeDetail();
+    detail.turns[2] = {
+      ...detail.turns[2]!,
+      latency: {
+        recognitionMs: 120,
+        retrievalMs: 530,
+        brainMs: 800,
+        firstTokenMs: 300,
+        synthesisMs: 200,
+        rewriteMs: 180,
+        rerankMs: 320,
+      },
+    };
+    detail.turns.push(
+      makeTurn({ index: 4, speaker: 'callee', text: '你们周末营业吗' }),
+      makeTurn({
+        index: 5,
+        text: '抱歉，这个问题我需要确认一下，稍后会有专人联系您。',
+        latency: { recognitionMs: 100, retrievalMs: 12, brainMs: 5, firstTokenMs: 5, synthesisMs: 150 },
+        segments: [
+          {
+            id: 's9',
+            knowledgeBaseId: 'kb1',
+            documentName: '报修说明.md',
+            content: '报修热线 24 小时受理',
+            score: 0.14,
+            used: false,
+          },
+        ],
+      }),
+    );
+    server = serveCalls({ ...common, [`GET ${CALLS}/c1`]: ok(detail) });
+    renderCallRecord('/call-record/detail/c1');
+    const list = await screen.findByRole('list', { name: '对话记录' });
+    expect(await within(list).findByText('改写 180 ms')).toBeTruthy();
+    expect(within(list).getByText('检索 30 ms')).toBeTruthy();
+    expect(within(list).getByText('重排 320 ms')).toBeTruthy();
+    // The stages still add up to the whole turn.
+    expect(within(list).getByText('合计 1650 ms')).toBeTruthy();
+    // Turns without the model show no such stage.
+    expect(within(list).getAllByText(/^改写 /)).toHaveLength(1);
+
+    expect(within(list).getByText('知识库拒答（置信度 0.14）')).toBeTruthy();
+    expect(within(list).getByText('最接近的内容：报修说明.md')).toBeTruthy();
+    // The refused candidate is not shown as knowledge the reply used.
+    expect(within(list).getAllByText(/^引用知识/)).toHaveLength(1);
+  });
+
   it('shows the facts and the transcript, and plays from the turn clicked', async () => {
     server = serveCalls({ ...common, [`GET ${CALLS}/c1`]: ok(makeDetail()) });
     renderCallRecord('/call-record/detail/c1');

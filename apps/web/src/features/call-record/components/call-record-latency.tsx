@@ -3,6 +3,20 @@ import type { TurnLatency } from '@callpilot/contracts';
 type Stage = { label: string; color: string; ms: number };
 
 /**
+ * Retrieval, with the model's rewriting (before the search) and re-ranking (after it) drawn as
+ * their own stages when they ran: they are part of retrievalMs, and usually most of it.
+ */
+function retrievalStages(latency: TurnLatency): Stage[] {
+  const rewrite = latency.rewriteMs ?? 0;
+  const rerank = latency.rerankMs ?? 0;
+  return [
+    ...(latency.rewriteMs !== undefined ? [{ label: '改写', color: 'bg-teal-400', ms: rewrite }] : []),
+    { label: '检索', color: 'bg-emerald-400', ms: Math.max(0, latency.retrievalMs - rewrite - rerank) },
+    ...(latency.rerankMs !== undefined ? [{ label: '重排', color: 'bg-lime-500', ms: rerank }] : []),
+  ];
+}
+
+/**
  * The stages of a reply's delay. A real line measures from the audio, and the reply streams: the
  * caller waits for the VAD's hang, the final transcript, retrieval, the brain's first sentence,
  * its first audio and the packet going out (`replyStartMs` is that whole wait). A simulated call
@@ -13,7 +27,7 @@ function stagesOf(latency: TurnLatency): Stage[] {
     const known: Stage[] = [
       { label: '断句', color: 'bg-slate-400', ms: latency.endpointMs ?? 0 },
       { label: '识别', color: 'bg-sky-400', ms: latency.recognitionMs },
-      { label: '检索', color: 'bg-emerald-400', ms: latency.retrievalMs },
+      ...retrievalStages(latency),
       { label: '首句', color: 'bg-indigo-400', ms: latency.firstSentenceMs ?? 0 },
       { label: '合成首包', color: 'bg-amber-400', ms: latency.firstAudioMs ?? 0 },
     ];
@@ -22,7 +36,7 @@ function stagesOf(latency: TurnLatency): Stage[] {
   }
   return [
     { label: '识别', color: 'bg-sky-400', ms: latency.recognitionMs },
-    { label: '检索', color: 'bg-emerald-400', ms: latency.retrievalMs },
+    ...retrievalStages(latency),
     { label: '大模型', color: 'bg-indigo-400', ms: latency.brainMs },
     { label: '合成', color: 'bg-amber-400', ms: latency.synthesisMs },
   ];

@@ -1,4 +1,4 @@
-import type { CallTurn } from '@callpilot/contracts';
+import type { CallTurn, UsedSegment } from '@callpilot/contracts';
 import { Empty, Tag } from 'antd';
 import { useEffect, useRef } from 'react';
 import { formatOffset } from '@/entities/call/utils/call-format';
@@ -18,6 +18,40 @@ type Props = {
    */
   linkedIndex?: number | null;
 };
+
+/**
+ * The knowledge behind a reply: the segments it answered from; or, for a question the knowledge
+ * refused, the refusal and the nearest candidate it would not trust (segments marked used: false).
+ */
+function TurnKnowledge({ segments }: { segments: UsedSegment[] }) {
+  const used = segments.filter((segment) => segment.used !== false);
+  const nearest = segments.find((segment) => segment.used === false);
+  if (used.length > 0) {
+    return (
+      <details className="w-full rounded border border-gray-200 bg-white px-2 py-1 text-xs text-gray-600">
+        <summary className="cursor-pointer">引用知识（{used.length}）</summary>
+        <ul className="mt-1 flex flex-col gap-1">
+          {used.map((segment) => (
+            <li key={segment.id}>
+              <p className="text-gray-500">
+                {segment.documentName} · 置信度 {segment.score.toFixed(2)}
+              </p>
+              <p className="whitespace-pre-wrap text-gray-700">{segment.content}</p>
+            </li>
+          ))}
+        </ul>
+      </details>
+    );
+  }
+  if (!nearest) return null;
+  return (
+    <details className="w-full rounded border border-amber-200 bg-amber-50 px-2 py-1 text-xs text-amber-800">
+      <summary className="cursor-pointer">知识库拒答（置信度 {nearest.score.toFixed(2)}）</summary>
+      <p className="mt-1 text-gray-500">最接近的内容：{nearest.documentName}</p>
+      <p className="whitespace-pre-wrap text-gray-700">{nearest.content}</p>
+    </details>
+  );
+}
 
 /** Which turn is being heard at `seconds` into the recording, if any. */
 export function turnAt(turns: CallTurn[], seconds: number): number | null {
@@ -99,21 +133,7 @@ export function CallRecordTranscript({ turns, activeIndex, onSeek, live, linkedI
                 <CallRecordLatency latency={turn.latency} scaleMs={scaleMs} />
               </div>
             )}
-            {turn.segments.length > 0 && (
-              <details className="w-full rounded border border-gray-200 bg-white px-2 py-1 text-xs text-gray-600">
-                <summary className="cursor-pointer">引用知识（{turn.segments.length}）</summary>
-                <ul className="mt-1 flex flex-col gap-1">
-                  {turn.segments.map((segment) => (
-                    <li key={segment.id}>
-                      <p className="text-gray-500">
-                        {segment.documentName} · 相似度 {segment.score.toFixed(2)}
-                      </p>
-                      <p className="whitespace-pre-wrap text-gray-700">{segment.content}</p>
-                    </li>
-                  ))}
-                </ul>
-              </details>
-            )}
+            <TurnKnowledge segments={turn.segments} />
           </li>
         );
       })}
