@@ -39,6 +39,7 @@ import { toSummary, toTurn } from '../modules/calls/calls.service';
 import { demoMockBaseUrl, ensureDemoFlow } from '../modules/demo/demo-flow';
 import { startBatchTestWorker } from '../modules/knowledge/batch-test.worker';
 import { embedderForProject } from '../modules/knowledge/embedder';
+import { llmAssistFor } from '../modules/knowledge/llm-assist';
 import { startKnowledgeWorker } from '../modules/knowledge/worker';
 import { DEFAULT_CALLIN_CAP } from '../modules/numbers/numbers.service';
 import { processDirty, RollupWorker } from '../modules/reports/rollup-worker';
@@ -231,6 +232,10 @@ export function createRuntime({
     resolveRecognizer: recognizerResolver(db, env),
     resolveSynthesizer: synthesizerResolver(db, env),
     embedderFor,
+    knowledgeAssistFor: (projectId, config) =>
+      config.brain.providerId
+        ? llmAssistFor(db, secret, projectId, config.brain.providerId, { model: config.brain.model })
+        : Promise.resolve(undefined),
     recordings,
     onError: (err, context) => log.warn({ err, context }, 'call step failed'),
   });
@@ -922,8 +927,7 @@ export function createRuntime({
       batchTestWorker = startBatchTestWorker(db, {
         log,
         embedderFor: (database, projectId) => embedderForProject(database, secret, projectId),
-        // The seam for llm-assist.ts: until it lands, a run with a model profile runs without it.
-        assistFor: async () => undefined,
+        assistFor: (database, projectId, providerId) => llmAssistFor(database, secret, projectId, providerId),
       });
       void recordingWorker.kick();
       await rollupWorker.start();

@@ -23,6 +23,7 @@ import { loadAppSecret } from '../../lib/secret-box';
 import { requireUser } from '../../plugins/auth';
 import { requireProject } from '../../plugins/project-access';
 import { embedderForProject } from '../knowledge/embedder';
+import { llmAssistFor } from '../knowledge/llm-assist';
 import type { ModuleOptions } from '../module-options';
 import {
   copyAssistant,
@@ -283,6 +284,12 @@ export const assistantsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app
         messages: req.body.messages,
         resolveProvider,
         embedderFor: (projectId) => embedderForProject(db, secret, projectId),
+        assistFor: (projectId, assistant) =>
+          assistant.brain.providerId
+            ? llmAssistFor(db, secret, projectId, assistant.brain.providerId, {
+                model: assistant.brain.model,
+              })
+            : Promise.resolve(undefined),
         signal: abort.signal,
         onError: (err) => req.log.warn({ err }, 'test chat turn failed'),
       })) {

@@ -7,6 +7,7 @@ import { ANSWER_CONFIDENCE, confidenceOf, DEFAULT_CUT, verdictOf } from './calib
 import type { Embedder } from './embedder';
 import { analyzeQuery, type QueryTerm, type TermEntry, termIndex } from './query';
 import { type RankedSegment, retrieve } from './retrieval';
+import { loadProjectTerms } from './terms.service';
 
 /**
  * A model's help with one question (llm-assist.ts builds it from a model profile): rewriting
@@ -29,7 +30,7 @@ export interface AnswerOptions {
   embedder?: Embedder;
   onEmbedderError?: (err: unknown) => void;
   llm?: LlmAssist;
-  /** The project's own 口语词典 entries (terms.service.ts loadProjectTerms). */
+  /** The project's own 口语词典 entries; read (cached) from terms.service.ts when not given. */
   projectTerms?: TermEntry[];
 }
 
@@ -102,7 +103,8 @@ const elapsed = (since: number) => Math.round((performance.now() - since) * 10) 
 export async function answerQuestion(db: Database, options: AnswerOptions): Promise<KnowledgeAnswer> {
   const started = performance.now();
   const threshold = options.threshold ?? ANSWER_CONFIDENCE;
-  const analyzed = analyzeQuery(options.query, termIndex(options.projectTerms));
+  const index = termIndex(options.projectTerms ?? (await loadProjectTerms(db, options.projectId)));
+  const analyzed = analyzeQuery(options.query, index);
   let llmNotice = '';
   const empty = (): KnowledgeAnswer => ({
     segments: [],
@@ -177,7 +179,7 @@ export async function answerQuestion(db: Database, options: AnswerOptions): Prom
       rewriteMs = elapsed(rewriteStart);
       if (text && text !== options.query.trim()) {
         rewritten = text;
-        const again = analyzeQuery(text, termIndex(options.projectTerms));
+        const again = analyzeQuery(text, index);
         const second = await search(again.terms, again.analysis.cleaned || text);
         if (second.mode === 'hybrid') mode = 'hybrid';
         const byId = new Map(ranked.map((s) => [s.id, s]));

@@ -101,12 +101,22 @@ export interface TermEntry {
   variants: string[];
 }
 
-/** variant → standard, the project's entries overriding the built-in ones. */
-export function termIndex(projectTerms: TermEntry[] = []): Map<string, string> {
+const indexes = new WeakMap<TermEntry[], Map<string, string>>();
+
+/**
+ * variant → standard, the project's entries overriding the built-in ones. Memoised per list: the
+ * project's cached list is the same array until it changes, so a question costs no rebuild.
+ */
+const NO_TERMS: TermEntry[] = [];
+
+export function termIndex(projectTerms: TermEntry[] = NO_TERMS): Map<string, string> {
+  const known = indexes.get(projectTerms);
+  if (known) return known;
   const index = new Map<string, string>();
   for (const list of [BUILTIN_TERMS, projectTerms])
     for (const { standard, variants } of list)
       for (const v of variants) index.set(v.toLowerCase(), standard.toLowerCase());
+  indexes.set(projectTerms, index);
   return index;
 }
 const builtinIndex = termIndex();

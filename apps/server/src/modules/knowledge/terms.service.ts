@@ -19,9 +19,11 @@ import { CSV_CONTENT_TYPE, csvFile, XLSX_CONTENT_TYPE, xlsxFile } from '../../li
 import { cellText } from '../tasks/import-parse';
 import { BUILTIN_TERMS } from './dictionary';
 import { decodeText } from './parse';
+import type { TermEntry } from './query';
 import { bumpRevision } from './revision';
 
-export type TermEntry = { standard: string; variants: string[] };
+export type { TermEntry };
+
 type TermRow = typeof knowledgeTerms.$inferSelect;
 
 /** The terms file is a short list; anything larger is not one. */
