@@ -77,6 +77,9 @@ async function withTimeout<T>(step: (signal: AbortSignal) => Promise<T>, ms: num
         controller.signal.addEventListener('abort', () => reject(new Error('timeout')), { once: true }),
       ),
     ]);
+  } catch (err) {
+    // However the step reacted to the abort, the cause is the deadline.
+    throw controller.signal.aborted ? new Error('timeout') : err;
   } finally {
     clearTimeout(timer);
   }
