@@ -19,6 +19,8 @@ describe('FAQ-aware segmentation of Markdown and text', () => {
     '1. 光猫要交押金吗？',
     '光猫为免费借用，不收押金。',
     '',
+    '**报修后多久有人上门？** 城区 4 小时内上门。',
+    '',
     '## 二、营业时间',
     '',
     '营业厅周一至周日 9:00-18:00 营业。节假日另行通知。',
@@ -32,6 +34,7 @@ describe('FAQ-aware segmentation of Markdown and text', () => {
       ['宽带可以暂停使用吗？', '可以申请宽带暂停，每次暂停1至6个月。'],
       ['组网路由器怎么收费？', '单台每月租金10元。'],
       ['光猫要交押金吗？', '光猫为免费借用，不收押金。'],
+      ['报修后多久有人上门？', '城区 4 小时内上门。'],
     ]);
     for (const p of pairs) expect(p.content).toBe(`${p.question}\n${p.answer}`);
     expect(pairs[0]!.context).toBe('澜江通信常见问题 宽带安装');

@@ -18,6 +18,8 @@ const ANSWER_MARK = /^\s*(?:\*\*|__)?\s*(?:答|A|a|回答|答复)\s*[：:]\s*(?:
 const ASKS =
   /[？?]\s*$|(?:吗|么|呢)\s*$|^(?:怎么|如何|为什么|什么|哪些|哪里|多少|多久|能否|是否|可以|可不可以)/u;
 const BOLD_LINE = /^\s*(?:\*\*|__)(.+?)(?:\*\*|__)\s*$/u;
+/** **宽带怎么移机？** 请提前预约…: a bold question with its answer on the same line. */
+const INLINE_BOLD_QUESTION = /^\s*(?:\*\*|__)(.+?[？?])\s*(?:\*\*|__)\s*(\S.*)$/u;
 /** A short line of its own that asks, numbered or not (1. 宽带怎么移机？): an FAQ entry's question. */
 const QUESTION_LINE = /^\s*(?:\d+[.、．)）]\s*|[（(]\d+[)）]\s*)?(.{2,60}[？?])\s*$/u;
 
@@ -103,6 +105,12 @@ export function structureText(text: string, chunkSize: number, chunkOverlap: num
     const asked = QUESTION_MARK.exec(raw);
     if (asked) {
       startPair(stripInline(asked[1]!));
+      continue;
+    }
+    const inline = INLINE_BOLD_QUESTION.exec(raw);
+    if (inline) {
+      startPair(stripInline(inline[1]!));
+      (pair as unknown as { answer: string[] }).answer.push(stripInline(inline[2]!));
       continue;
     }
     const bold = BOLD_LINE.exec(raw);
