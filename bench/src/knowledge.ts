@@ -15,6 +15,7 @@ import {
   knowledgeSegments,
   projects,
 } from '../../apps/server/src/db/schema';
+import { answerQuestion } from '../../apps/server/src/modules/knowledge/answer';
 import { retrieve } from '../../apps/server/src/modules/knowledge/retrieval';
 import { indexTerms, segmentWords } from '../../apps/server/src/modules/knowledge/text';
 import { drainKnowledgeQueue } from '../../apps/server/src/modules/knowledge/worker';
@@ -236,7 +237,7 @@ export async function knowledgeBenchmark(): Promise<BudgetResult[]> {
     const samples = pairs.length * ROUNDS;
     // Warm both paths (plans, caches, the jieba dictionary) before measuring either.
     for (let i = 0; i < 20; i++) {
-      await retrieve(db, { projectId, knowledgeBaseIds: [bigId], query: query(i), topK: TOP_K });
+      await answerQuestion(db, { projectId, knowledgeBaseIds: [bigId], query: query(i), topK: TOP_K });
       await db
         .select({ id: knowledgeSegments.id })
         .from(knowledgeSegments)
@@ -249,8 +250,10 @@ export async function knowledgeBenchmark(): Promise<BudgetResult[]> {
         .where(eq(knowledgeSegments.id, ids[(i * 7919) % ids.length]!)),
     );
     const bigResults: { question: string | null }[][] = [];
+    // What a call does per question: answerQuestion (the project's dictionary, the base's
+    // calibration and term statistics, ranking and the verdict), not retrieval alone.
     const latency = await timeEach(samples, async (i) => {
-      const result = await retrieve(db, {
+      const result = await answerQuestion(db, {
         projectId,
         knowledgeBaseIds: [bigId],
         query: query(i),
@@ -275,7 +278,7 @@ export async function knowledgeBenchmark(): Promise<BudgetResult[]> {
         ['operation', 'p50', 'p95', 'p99', 'p95 vs baseline'],
         [
           row('primary-key lookup of a segment (baseline)', baseline, baseline),
-          row(`retrieve() over ${fmtInt(n)} segments`, latency, baseline),
+          row(`answerQuestion() over ${fmtInt(n)} segments`, latency, baseline),
         ],
       ),
     );
@@ -321,10 +324,12 @@ export async function knowledgeBenchmark(): Promise<BudgetResult[]> {
         p95 <= P95_BUDGET_MS,
         `${p95.toFixed(2)} ms (${fmtRatio(p95 / percentile(baseline, 95))} the primary-key lookup)`,
       ),
+      // Judged on the held-out paraphrases: the first set was what synonyms.ts was tuned on, and
+      // the spoken-question budgets (knowledge-answers) now drive the ranking.
       budget(
-        `knowledge: recall@3 on the ${pairs.length}-pair FAQ >= ${RECALL_BUDGET}`,
-        quality.at3 >= RECALL_BUDGET,
-        `${quality.at3.toFixed(3)} (recall@1 ${quality.at1.toFixed(3)}; held-out paraphrases ${heldOut.at3.toFixed(3)}; ` +
+        `knowledge: recall@3 on the ${pairs.length}-pair FAQ, held-out paraphrases >= ${RECALL_BUDGET}`,
+        heldOut.at3 >= RECALL_BUDGET,
+        `${heldOut.at3.toFixed(3)} (recall@1 ${heldOut.at1.toFixed(3)}; tuned paraphrases ${quality.at3.toFixed(3)}; ` +
           `among ${fmtInt(SEGMENTS)} distractors ${atScale.at3.toFixed(3)})`,
       ),
     ];

@@ -160,6 +160,7 @@ export async function answerQuestion(db: Database, options: AnswerOptions): Prom
       query,
       terms,
       topK: depth,
+      revisions: bases,
       embedder: options.embedder,
       onEmbedderError: options.onEmbedderError,
     });

@@ -25,6 +25,8 @@ export interface RetrieveOptions {
   /** Calibration probes: segments left out, and one phrasing of a pair hidden from its own segment. */
   excludeIds?: ReadonlySet<string>;
   hidePhrasing?: { segmentId: string; text: string };
+  /** The bases' revisions, when the caller has read them already (answerQuestion has). */
+  revisions?: { id: string; revision: number }[];
 }
 
 /** A ranked segment with its raw relevance (score) and the terms it matched. */
@@ -172,10 +174,23 @@ const orQuery = (terms: QueryTerm[]) =>
     )
     .join(' | ');
 
+/** Words a large scope's candidate query pairs up: the most specific ones (by IDF weight). */
+const PAIR_WORDS = 6;
+
+/** The query's words (not characters or bigrams), most specific first, at most `max`. */
+function specificWords(terms: QueryTerm[], weights: number[], max: number): QueryTerm[] {
+  return terms
+    .map((t, i) => ({ t, w: weights[i]! }))
+    .filter(({ t }) => t.weight >= 0.5 && !t.bigram)
+    .sort((a, b) => b.w - a.w)
+    .slice(0, max)
+    .map(({ t }) => t);
+}
+
 /** "At least two of the query's words": every pair AND-ed, the pairs OR-ed. */
 function twoWordQuery(terms: QueryTerm[]): string | undefined {
   // The callers' own words only: with synonyms the pairs multiply and so does the work.
-  const words = terms.filter((t) => t.weight >= 0.5 && !t.bigram).map((t) => lexeme(t.term));
+  const words = terms.map((t) => lexeme(t.term));
   const pairs: string[] = [];
   for (let i = 0; i < words.length; i++) {
     for (let j = i + 1; j < words.length; j++) pairs.push(`(${words[i]} & ${words[j]})`);
@@ -275,7 +290,13 @@ export async function retrieve(db: Database, options: RetrieveOptions): Promise<
     embedding?: number[] | null;
   };
 
-  const anyTerm = sql`to_tsquery('simple', ${orQuery(words)})`;
+  const stats = await termStats(db, options.knowledgeBaseIds, options.revisions);
+  const weights = weighTerms(words, stats);
+  const large =
+    words.length > 0 && (await scopeSize(db, options.projectId, options.knowledgeBaseIds)) > SMALL_SCOPE;
+  // A large scope is ranked by its specific words only: ts_rank_cd's work grows with the query.
+  const rankBy = large ? specificWords(words, weights, PAIR_WORDS) : words;
+  const anyTerm = sql`to_tsquery('simple', ${orQuery(rankBy.length > 0 ? rankBy : words)})`;
   const ranked = (match: SQL, limit: number) =>
     db
       .select({ ...columns, ...(options.embedder ? { embedding: knowledgeSegments.embedding } : {}) })
@@ -287,7 +308,7 @@ export async function retrieve(db: Database, options: RetrieveOptions): Promise<
 
   let lexicalRows: Row[] = [];
   if (words.length > 0) {
-    if ((await scopeSize(db, options.projectId, options.knowledgeBaseIds)) <= SMALL_SCOPE) {
+    if (!large) {
       // A small scope is ranked whole: every segment sharing a word or a character is a candidate.
       lexicalRows = await ranked(sql`${knowledgeSegments.termsVector} @@ ${anyTerm}`, CANDIDATES);
     } else {
@@ -295,7 +316,7 @@ export async function retrieve(db: Database, options: RetrieveOptions): Promise<
       // them all costs far more than the budget. Candidates must then share at least two of the
       // query's words (pairs AND-ed, OR-ed together; the GIN index intersects them cheaply); only
       // when that finds too few does a single shared term suffice, over a capped sample.
-      const pairs = twoWordQuery(words);
+      const pairs = twoWordQuery(rankBy);
       if (pairs)
         lexicalRows = await ranked(
           sql`${knowledgeSegments.termsVector} @@ to_tsquery('simple', ${pairs})`,
@@ -303,10 +324,7 @@ export async function retrieve(db: Database, options: RetrieveOptions): Promise<
         );
       if (lexicalRows.length < options.topK) {
         // Words only: a lone character is too weak a signal to sample a large scope by.
-        const anyWord = words
-          .filter((t) => t.weight >= 0.5 && !t.bigram)
-          .map((t) => lexeme(t.term))
-          .join(' | ');
+        const anyWord = rankBy.map((t) => lexeme(t.term)).join(' | ');
         const sample = db
           .select({ id: knowledgeSegments.id })
           .from(knowledgeSegments)
@@ -325,8 +343,6 @@ export async function retrieve(db: Database, options: RetrieveOptions): Promise<
     }
   }
 
-  const stats = await termStats(db, options.knowledgeBaseIds);
-  const weights = weighTerms(words, stats);
   const said = saidWords(words);
   const hidden = options.hidePhrasing;
   const lexical = (row: Row) => {

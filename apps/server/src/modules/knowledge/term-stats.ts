@@ -37,11 +37,18 @@ async function compute(db: Database, knowledgeBaseId: string): Promise<TermStats
  * background (a term's weight moves little with one edit, and a caller must not wait seconds
  * for a 100,000-segment base to be recounted).
  */
-export async function termStats(db: Database, knowledgeBaseIds: string[]): Promise<TermStats> {
-  const revisions = await db
-    .select({ id: knowledgeBases.id, revision: knowledgeBases.revision })
-    .from(knowledgeBases)
-    .where(inArray(knowledgeBases.id, knowledgeBaseIds));
+export async function termStats(
+  db: Database,
+  knowledgeBaseIds: string[],
+  /** The bases' current revisions when the caller has just read them (saves a round trip). */
+  known?: { id: string; revision: number }[],
+): Promise<TermStats> {
+  const revisions =
+    known ??
+    (await db
+      .select({ id: knowledgeBases.id, revision: knowledgeBases.revision })
+      .from(knowledgeBases)
+      .where(inArray(knowledgeBases.id, knowledgeBaseIds)));
   const parts: TermStats[] = [];
   for (const { id, revision } of revisions) {
     const entry = cache.get(id);
