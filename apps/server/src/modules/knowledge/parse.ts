@@ -9,7 +9,7 @@ import ExcelJS from 'exceljs';
 import JSZip from 'jszip';
 import mammoth from 'mammoth';
 import Papa from 'papaparse';
-import { structureText } from './structure';
+import { ANSWER_HEADERS, QUESTION_HEADERS, structureText } from './structure';
 
 export const UNSUPPORTED_TYPE = '不支持的文件类型，仅支持 txt、md、pdf、docx、csv、xlsx';
 export const EMPTY_FILE = '文件为空';
@@ -115,8 +115,6 @@ export type ParsedSegment = {
  */
 export type ParsedDocument = { segments: ParsedSegment[]; notice: string };
 
-const QUESTION_HEADERS = new Set(['问题', '问', 'question', 'q', '标准问题', '常见问题']);
-const ANSWER_HEADERS = new Set(['答案', '答', '回答', 'answer', 'a', '标准答案']);
 const SIMILAR_HEADERS = new Set(['相似问题', '相似问', '相似问法', 'similar', 'similar_questions']);
 
 /** How a cell lists several similar questions: one a line, or separated by | ｜ ； ;. */

@@ -47,6 +47,26 @@ describe('FAQ-aware segmentation of Markdown and text', () => {
     expect(prose[0]!.context).toBe('澜江通信常见问题 营业时间');
   });
 
+  it('reads a Markdown table with 问题 and 答案 columns as pairs, any other table as prose', () => {
+    const text = [
+      '## 常见问题',
+      '| 序号 | 问题 | 答案 |',
+      '| --- | --- | --- |',
+      '| 1 | 怎么补卡？ | 携带身份证到营业厅办理。 |',
+      '| 2 | 补卡收费吗？ | 补卡费 10 元。 |',
+      '',
+      '| 套餐 | 月费 |',
+      '| :-- | --: |',
+      '| 畅享 129 | 129 元 |',
+    ].join('\n');
+    const pieces = structureText(text, 500, 50);
+    expect(pieces.filter((p) => p.question).map((p) => [p.question, p.answer])).toEqual([
+      ['怎么补卡？', '携带身份证到营业厅办理。'],
+      ['补卡收费吗？', '补卡费 10 元。'],
+    ]);
+    expect(pieces.filter((p) => !p.question).map((p) => p.content)).toEqual(['套餐，月费\n畅享 129，129 元']);
+  });
+
   it('cuts only an answer longer than the chunk size, each part keeping its question', () => {
     const long = `### 套餐有哪些？\n${'主推套餐含大量流量和通话分钟数。'.repeat(20)}`;
     const pieces = structureText(long, 120, 10);

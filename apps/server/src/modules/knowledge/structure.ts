@@ -23,6 +23,17 @@ const INLINE_BOLD_QUESTION = /^\s*(?:\*\*|__)(.+?[？?])\s*(?:\*\*|__)\s*(\S.*)$
 /** A short line of its own that asks, numbered or not (1. 宽带怎么移机？): an FAQ entry's question. */
 const QUESTION_LINE = /^\s*(?:\d+[.、．)）]\s*|[（(]\d+[)）]\s*)?(.{2,60}[？?])\s*$/u;
 
+/** Column names that mark a table (or a pair file) as questions and answers. */
+export const QUESTION_HEADERS = new Set(['问题', '问', 'question', 'q', '标准问题', '常见问题']);
+export const ANSWER_HEADERS = new Set(['答案', '答', '回答', 'answer', 'a', '标准答案']);
+
+const TABLE_ROW = /^\s*\|(.*)\|\s*$/u;
+const TABLE_RULE = /^\s*\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?\s*$/u;
+const cellsOf = (row: string) =>
+  TABLE_ROW.exec(row)![1]!
+    .split('|')
+    .map((c) => c.trim());
+
 const stripInline = (line: string) =>
   line
     .replace(/\*\*|__|`/g, '')
@@ -87,7 +98,38 @@ export function structureText(text: string, chunkSize: number, chunkOverlap: num
     pair = { question, answer: [], context: context() };
   };
 
-  for (const raw of lines) {
+  // A Markdown table whose header names 问题 and 答案 columns: one pair a row.
+  let table: { question: number; answer: number } | null = null;
+  for (const [i, raw] of lines.entries()) {
+    if (TABLE_ROW.test(raw)) {
+      if (TABLE_RULE.test(raw)) continue;
+      const cells = cellsOf(raw);
+      const next = lines[i + 1] ?? '';
+      if (!table && TABLE_RULE.test(next)) {
+        const header = cells.map((c) => stripInline(c).toLowerCase());
+        const q = header.findIndex((h) => QUESTION_HEADERS.has(h));
+        const a = header.findIndex((h) => ANSWER_HEADERS.has(h));
+        if (q >= 0 && a >= 0) {
+          table = { question: q, answer: a };
+          continue;
+        }
+      }
+      if (table) {
+        const question = stripInline(cells[table.question] ?? '');
+        const answer = stripInline((cells[table.answer] ?? '').replace(/<br\s*\/?>/giu, '\n'));
+        if (question && answer) {
+          startPair(question);
+          (pair as unknown as { answer: string[] }).answer.push(answer);
+          flushPair();
+        }
+        continue;
+      }
+      // Any other table is prose, a row a line.
+      const line = cells.map(stripInline).filter(Boolean).join('，');
+      if (line) prose.push(line);
+      continue;
+    }
+    table = null;
     const heading = HEADING.exec(raw);
     if (heading) {
       const title = headingText(heading[2]!);
