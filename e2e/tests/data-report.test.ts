@@ -209,13 +209,11 @@ describe('数据统计', () => {
       .toBe(`共 ${total.calls} 条`);
   });
 
-  it('lists a question the knowledge base could not answer, links to its turn, and answers it as a 相似问', async () => {
-    const question = '宽带安装需要多久？';
-    const answer = '下单后 48 小时内上门安装，偏远地区 72 小时内。';
-    const { baseId, baseName, callId } = await askUnansweredQuestion(question, answer);
-    const topic = await gapTopic(question);
+  it('lists a question the knowledge base could not answer, links to its turn, and answers it with a new pair', async () => {
+    const answer = '营业厅每天 9:00 至 18:00 营业，节假日照常。';
+    const { baseId, baseName, callId } = await askUnansweredQuestion();
+    const topic = await gapTopic(callId);
     expect(topic.knowledgeBaseId).toBe(baseId);
-    expect(topic.suggestedPair?.question).toBe(question);
     const example = topic.examples.find((e) => e.callId === callId)!;
     expect(example).toBeDefined();
 
@@ -249,26 +247,23 @@ describe('数据统计', () => {
     await expect.poll(() => turn.getAttribute('aria-current')).toBe('location');
     expect(await turn.evaluate((element) => element === document.activeElement)).toBe(true);
 
-    // 添加为相似问: the caller's words join the suggested pair, and the topic leaves the list.
+    // 新建问答对: the caller's words become a pair with the answer, and the topic leaves the list.
     await p.goBack();
     await p.waitForURL((url) => url.pathname === '/data-report/knowledge');
     await expectVisible(item, 'the gap topic again');
-    await item.getByRole('button', { name: '添加为相似问' }).click();
-    const dialog = p.getByRole('dialog', { name: '添加为相似问' });
-    await expectVisible(dialog, 'the 添加为相似问 dialog');
-    expect(await textOf(dialog)).toContain(`添加到问答对「${question}」`);
-    expect(await dialog.getByLabel('相似问').inputValue()).toBe(topic.question);
+    await item.getByRole('button', { name: '新建问答对' }).click();
+    const dialog = p.getByRole('dialog', { name: '新建问答对' });
+    await expectVisible(dialog, 'the 新建问答对 dialog');
+    expect(await dialog.getByLabel('问题').inputValue()).toBe(topic.question);
+    await dialog.getByLabel('答案').fill(answer);
     await dialog.getByRole('button', { name: '保存' }).click();
-    await expectVisible(p.getByText('已添加为相似问', { exact: true }), 'the saved toast');
+    await expectVisible(p.getByText('已新建问答对', { exact: true }), 'the saved toast');
     await expect.poll(() => item.count(), { timeout: 10_000 }).toBe(0);
 
-    // The knowledge base shows the 相似问 on the pair, and its hit test now answers with that pair.
+    // The knowledge base lists the pair, and its hit test now answers the caller's words with it.
     await p.goto(`/knowledge/${baseId}`);
     await p.getByRole('tab', { name: '分段' }).click();
-    const pair = p.getByRole('row').filter({ hasText: answer });
-    await expectVisible(pair, 'the pair');
-    expect(await textOf(pair)).toContain('相似问 1');
-    expect(await textOf(pair)).toContain(topic.question);
+    await expectVisible(p.getByRole('row').filter({ hasText: answer }), 'the pair');
 
     await p.getByRole('tab', { name: '命中测试' }).click();
     await p.getByLabel('测试问题').fill(topic.question);
@@ -282,17 +277,21 @@ describe('数据统计', () => {
 });
 
 /**
- * A caller asks a question the knowledge base holds but retrieval does not clear the bar for,
- * through the product's own paths: a base with one question-answer pair, an assistant that asks
- * for near-certain matches (0.95) from it, and a 模拟通话 whose caller asks the pair's question in
- * their own words (“您好，我想问一下，…”), which scores below that bar.
+ * A caller asks what the knowledge base does not answer, through the product's own paths: a base
+ * holding one prose paragraph about installation (no questions, so the simulated caller asks the
+ * everyday questions callers ask: opening hours, fees, where to go), an assistant that answers only
+ * near-certain matches (0.95), and a 模拟通话 whose caller asks them.
  */
-async function askUnansweredQuestion(question: string, answer: string) {
+async function askUnansweredQuestion() {
   const suffix = Date.now().toString(36);
-  const baseName = `宽带安装问答-${suffix}`;
+  const baseName = `宽带安装说明-${suffix}`;
   const base = await api.call<{ id: string }>('POST', '/knowledge-bases', { name: baseName });
   const form = new FormData();
-  form.append('files', new Blob([`\uFEFF问题,答案\r\n${question},${answer}\r\n`]), '安装问答.csv');
+  form.append(
+    'files',
+    new Blob(['宽带受理后 48 小时内上门安装，偏远地区 72 小时内。安装师傅上门前会电话预约时间。\n']),
+    '安装说明.txt',
+  );
   const uploaded = await fetch(
     `${baseUrl}/api/project/${api.projectId}/knowledge-bases/${base.id}/documents`,
     {
@@ -328,18 +327,18 @@ async function askUnansweredQuestion(question: string, answer: string) {
   return { baseId: base.id, baseName, callId };
 }
 
-/** The gap topic of the caller's wording of `question`, once the rollup worker has listed it. */
-async function gapTopic(question: string): Promise<KnowledgeGapTopic> {
+/** The gap topic holding a question of this call, once the rollup worker has listed it. */
+async function gapTopic(callId: string): Promise<KnowledgeGapTopic> {
   const today = new URLSearchParams({ from: chinaDay(0), to: chinaDay(0) });
   let topic: KnowledgeGapTopic | undefined;
   await expect
     .poll(
       async () => {
         const gaps = await api.get<{ topics: KnowledgeGapTopic[] }>(`/reports/knowledge/gaps?${today}`);
-        topic = gaps.topics.find((t) => t.question.endsWith(question) && t.question !== question);
+        topic = gaps.topics.find((t) => t.examples.some((e) => e.callId === callId));
         return topic !== undefined;
       },
-      { timeout: 30_000, interval: 1000, message: `a knowledge gap for “${question}”` },
+      { timeout: 30_000, interval: 1000, message: 'a knowledge gap from the simulated call' },
     )
     .toBe(true);
   // The knowledge report counts it too (the same rollup).

@@ -96,6 +96,9 @@ const FILLERS = [
 ].sort((a, b) => b.length - a.length);
 const FILLER_RE = new RegExp(FILLERS.map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gu');
 
+/** Text without call fillers and politeness phrases (a pair written from a caller's words has them). */
+export const withoutFillers = (text: string) => text.replace(FILLER_RE, ' ');
+
 export interface TermEntry {
   standard: string;
   variants: string[];

@@ -3,7 +3,7 @@ import { and, desc, eq, inArray, isNotNull, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { knowledgeDocuments, knowledgeSegments } from '../../db/schema';
 import type { Embedder } from './embedder';
-import { analyzeQuery, type QueryTerm } from './query';
+import { analyzeQuery, type QueryTerm, withoutFillers } from './query';
 import { idf, type TermStats, termStats } from './term-stats';
 import { indexTerms, isStopWord, segmentWords } from './text';
 
@@ -147,7 +147,8 @@ function questionCoverage(
     const forward = coverage(terms, weights, (term) => present.has(term), text.toLowerCase());
     let total = 0;
     let found = 0;
-    for (const word of new Set(words)) {
+    // The phrasing's own words, less what a caller wraps a question in (您好、我想问一下).
+    for (const word of new Set(indexTerms(withoutFillers(text)).split(' '))) {
       if (word.length < 2 || isStopWord(word)) continue;
       const w = idf(stats, stats.df.get(word) ?? 1);
       total += w;
