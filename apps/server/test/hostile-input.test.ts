@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { knowledgeSegments, loginFailures } from '../src/db/schema';
 import { rowsOf } from '../src/modules/calls/calls.service';
 import { seedDemoContent } from '../src/modules/demo/demo-content';
+import { calibrationsSettled } from '../src/modules/knowledge/calibrate';
 import { drainKnowledgeQueue } from '../src/modules/knowledge/worker';
 import { bearer, seedApiKey } from './api-keys';
 import { createTestApp, loginAs, seedUser } from './helpers';
@@ -225,8 +226,12 @@ async function probe(p: Probe): Promise<number> {
     problems.push(`${p.method} ${p.url.slice(0, 140)} [${p.label}]: no answer: ${(err as Error).message}`);
     return 0;
   }
-  // What a request that got through queued (a reindex) settles before the next one is judged.
-  if (status < 400) await drainKnowledgeQueue(t.db);
+  // What a request that got through queued (a reindex, a base's recalibration) settles before the
+  // next one is judged.
+  if (status < 400) {
+    await drainKnowledgeQueue(t.db);
+    await calibrationsSettled();
+  }
   const mark = await writeMark();
   const wrote = mark !== lastMark;
   lastMark = mark;

@@ -2,6 +2,7 @@ import { and, asc, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/client';
 import { knowledgeBases, knowledgeBatchItems, knowledgeBatchTests } from '../../db/schema';
+import { type PollLoop, startPollLoop } from '../../lib/poll-loop';
 import { answerQuestion, type LlmAssist } from './answer';
 import { judge } from './batch-test.service';
 import type { Embedder } from './embedder';
@@ -161,58 +162,15 @@ export async function runNextBatchTest(db: Database, options: BatchTestOptions =
   return true;
 }
 
-export interface BatchTestWorker {
-  wake(): void;
-  stop(): Promise<void>;
-}
+export type BatchTestWorker = PollLoop;
 
 /** The background runner of batch tests of this process, like the indexing worker beside it. */
 export function startBatchTestWorker(
   db: Database,
   options: Omit<BatchTestOptions, 'signal'> & { idleMs?: number } = {},
 ): BatchTestWorker {
-  const idleMs = options.idleMs ?? 1000;
-  const abort = new AbortController();
-  let wakeUp: (() => void) | undefined;
-  let woken = false;
-
-  const idle = () =>
-    new Promise<void>((resolve) => {
-      if (woken || abort.signal.aborted) {
-        woken = false;
-        return resolve();
-      }
-      const timer = setTimeout(done, idleMs);
-      function done() {
-        clearTimeout(timer);
-        wakeUp = undefined;
-        woken = false;
-        resolve();
-      }
-      wakeUp = done;
-    });
-
-  const loop = (async () => {
-    while (!abort.signal.aborted) {
-      let worked = false;
-      try {
-        worked = await runNextBatchTest(db, { ...options, signal: abort.signal });
-      } catch (err) {
-        if (!abort.signal.aborted) options.log?.warn({ err }, 'batch test worker failed');
-      }
-      if (!worked) await idle();
-    }
-  })();
-
-  return {
-    wake() {
-      woken = true;
-      wakeUp?.();
-    },
-    async stop() {
-      abort.abort();
-      wakeUp?.();
-      await loop;
-    },
-  };
+  return startPollLoop((signal) => runNextBatchTest(db, { ...options, signal }), {
+    idleMs: options.idleMs ?? 1000,
+    onError: (err) => options.log?.warn({ err }, 'batch test worker failed'),
+  });
 }

@@ -565,19 +565,8 @@ export async function hitTest(
   llm?: LlmAssist,
 ): Promise<HitTestResult> {
   await getKnowledgeBase(db, projectId, knowledgeBaseId);
-  const {
-    segments,
-    tookMs,
-    mode,
-    confidence,
-    threshold,
-    verdict,
-    answered,
-    query,
-    rewriteMs,
-    rerankMs,
-    llmNotice,
-  } = await answerQuestion(db, {
+  // The hit test is the assistant's own decision, shown: the same call, the same fields.
+  return answerQuestion(db, {
     projectId,
     knowledgeBaseIds: [knowledgeBaseId],
     query: input.query,
@@ -586,19 +575,6 @@ export async function hitTest(
     embedder,
     llm,
   });
-  return {
-    segments,
-    tookMs,
-    mode,
-    confidence,
-    threshold,
-    verdict,
-    answered,
-    query,
-    rewriteMs,
-    rerankMs,
-    llmNotice,
-  };
 }
 
 /** For the assistants module: which of these ids are knowledge bases of the project. */

@@ -3,6 +3,7 @@ import { and, asc, eq, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/client';
 import { knowledgeBases, knowledgeDocuments, knowledgeSegments } from '../../db/schema';
+import { type PollLoop, startPollLoop } from '../../lib/poll-loop';
 import { recalibrateLater } from './calibrate';
 import type { Embedder } from './embedder';
 import { ParseError, parseDocument } from './parse';
@@ -267,12 +268,7 @@ export async function drainKnowledgeQueue(
   throw new Error('knowledge queue did not drain in time');
 }
 
-export interface KnowledgeWorker {
-  /** New work was queued: look now instead of at the next idle poll. */
-  wake(): void;
-  /** Stops claiming; a document in hand goes back to the queue. Resolves when the loop has ended. */
-  stop(): Promise<void>;
-}
+export type KnowledgeWorker = PollLoop;
 
 /**
  * The background indexer of this process. It polls once per `idleMs` when idle (documents queued
@@ -283,48 +279,8 @@ export function startKnowledgeWorker(
   db: Database,
   options: Omit<IndexingOptions, 'signal'> & { idleMs?: number } = {},
 ): KnowledgeWorker {
-  const idleMs = options.idleMs ?? 1000;
-  const abort = new AbortController();
-  let wakeUp: (() => void) | undefined;
-  let woken = false;
-
-  const idle = () =>
-    new Promise<void>((resolve) => {
-      if (woken || abort.signal.aborted) {
-        woken = false;
-        return resolve();
-      }
-      const timer = setTimeout(done, idleMs);
-      function done() {
-        clearTimeout(timer);
-        wakeUp = undefined;
-        woken = false;
-        resolve();
-      }
-      wakeUp = done;
-    });
-
-  const loop = (async () => {
-    while (!abort.signal.aborted) {
-      let worked = false;
-      try {
-        worked = await indexNextDocument(db, { ...options, signal: abort.signal });
-      } catch (err) {
-        if (!abort.signal.aborted) options.log?.warn({ err }, 'knowledge worker could not claim work');
-      }
-      if (!worked) await idle();
-    }
-  })();
-
-  return {
-    wake() {
-      woken = true;
-      wakeUp?.();
-    },
-    async stop() {
-      abort.abort();
-      wakeUp?.();
-      await loop;
-    },
-  };
+  return startPollLoop((signal) => indexNextDocument(db, { ...options, signal }), {
+    idleMs: options.idleMs ?? 1000,
+    onError: (err) => options.log?.warn({ err }, 'knowledge worker could not claim work'),
+  });
 }
