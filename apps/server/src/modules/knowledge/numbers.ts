@@ -75,7 +75,8 @@ const units = (text: string) =>
       jiao ? `${yuan}.${jiao}元` : `${yuan}元`,
     )
     .replace(/(\d+)\s*毛(?:钱)?(\d)?/g, (_, jiao: string, fen?: string) => `0.${jiao}${fen ?? ''}元`)
-    .replace(/(\d+(?:\.\d+)?)\s*个?\s*[gG](?![bB])/g, '$1GB')
+    // 5G is a network, 5G 套餐 a plan: only an amount (两个G, 5G流量) is gigabytes.
+    .replace(/(\d+(?:\.\d+)?)\s*个?\s*[gG](?![bB网套手信卡基时])/g, '$1GB')
     .replace(/(\d+)\s*兆/g, '$1M');
 
 /** Numbers read out as words written as digits, as documents write prices, hours and hotlines. */

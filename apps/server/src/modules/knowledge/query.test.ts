@@ -23,6 +23,9 @@ describe('query cleaning for spoken Chinese', () => {
     expect(digitsFor('一百二十九块的套餐')).toBe('129元的套餐');
     expect(digitsFor('打幺零零五八')).toBe('打10058');
     expect(digitsFor('两个G流量')).toBe('2GB流量');
+    // A 5G network or plan is not five gigabytes.
+    expect(digitsFor('五G套餐')).toBe('5G套餐');
+    expect(digitsFor('5G网络')).toBe('5G网络');
     expect(digitsFor('一千兆宽带')).toBe('1000M宽带');
     expect(digitsFor('三十天内')).toBe('30天内');
     expect(digitsFor('超了一分钟是不是一毛五')).toBe('超了1分钟是不是0.15元');
