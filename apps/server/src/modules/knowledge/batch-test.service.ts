@@ -10,15 +10,13 @@ import {
   type Paged,
 } from '@callpilot/contracts';
 import { and, asc, count, desc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
-import ExcelJS from 'exceljs';
-import Papa from 'papaparse';
 import type { Database } from '../../db/client';
 import { knowledgeBatchItems, knowledgeBatchTests, llmProviders } from '../../db/schema';
 import { AppError, badRequest, notFound } from '../../lib/errors';
 import type { DownloadFile } from '../../lib/reply';
-import { cellText } from '../tasks/import-parse';
+import { CSV_CONTENT_TYPE, csvFile } from '../../lib/spreadsheet';
 import { getKnowledgeBase } from './knowledge.service';
-import { decodeText } from './parse';
+import { readSheetRows } from './sheet-rows';
 
 export const BATCH_MAX_FILE_BYTES = 5 * 1024 * 1024;
 const QUESTION_MAX_CHARS = 200;
@@ -28,37 +26,6 @@ const FILE_RULE = '请上传 .csv 或 .xlsx 文件，第一行为表头，含“
 export type SkippedRow = { row: number; question: string; reason: string };
 export type BatchQuestion = { question: string; expected: string | null };
 export type BatchSheet = { questions: BatchQuestion[]; skipped: SkippedRow[] };
-
-const isZip = (bytes: Buffer) => bytes.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04]));
-
-async function sheetRows(fileName: string, bytes: Buffer): Promise<{ n: number; cells: string[] }[]> {
-  const ext = /\.([^.]+)$/.exec(fileName)?.[1]?.toLowerCase();
-  if (ext !== 'csv' && ext !== 'xlsx') throw badRequest(`字段 file：不支持的文件类型，${FILE_RULE}`);
-  if (ext === 'csv') {
-    if (isZip(bytes))
-      throw badRequest('字段 file：文件内容是 Excel 表格而不是 CSV，请把扩展名改为 .xlsx 后上传');
-    const text = decodeText(bytes);
-    if (text === undefined)
-      throw badRequest('字段 file：CSV 文件不是 UTF-8 或 GBK 编码的文本，请另存为“CSV UTF-8”后上传');
-    const parsed = Papa.parse<string[]>(text.replace(/^\uFEFF/, ''), { skipEmptyLines: false });
-    return parsed.data.map((cells, i) => ({ n: i + 1, cells: cells.map((c) => String(c ?? '')) }));
-  }
-  if (!isZip(bytes)) throw badRequest('字段 file：文件内容不是 Excel（.xlsx）表格，请确认文件类型后重新上传');
-  const workbook = new ExcelJS.Workbook();
-  try {
-    await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
-  } catch {
-    throw badRequest('字段 file：Excel 文件已损坏或无法解析，请另存为 .xlsx 或 .csv 后重新上传');
-  }
-  const sheet = workbook.worksheets[0];
-  const rows: { n: number; cells: string[] }[] = [];
-  sheet?.eachRow({ includeEmpty: false }, (row) => {
-    const cells: string[] = [];
-    for (let c = 1; c <= row.cellCount; c++) cells.push(cellText(row.getCell(c).value));
-    rows.push({ n: row.number, cells });
-  });
-  return rows;
-}
 
 /**
  * The questions of an uploaded list. Row numbers are the file's own, so a skipped row can be
@@ -71,7 +38,7 @@ export async function parseBatchFile(
 ): Promise<BatchSheet> {
   if (truncated || bytes.length > BATCH_MAX_FILE_BYTES)
     throw new AppError(413, 'PAYLOAD_TOO_LARGE', '字段 file：文件超过 5 MB，请拆分后分批测试');
-  const all = (await sheetRows(fileName, bytes)).filter((r) => r.cells.some((c) => c.trim() !== ''));
+  const all = await readSheetRows(fileName, bytes, FILE_RULE);
   const [header, ...data] = all;
   if (!header) throw badRequest(`字段 file：文件为空，${FILE_RULE}`);
   const names = header.cells.map((c) => c.trim());
@@ -449,11 +416,11 @@ export async function deleteBatchTest(
   await db.delete(knowledgeBatchTests).where(eq(knowledgeBatchTests.id, testId));
 }
 
-const csvFile = (fileName: string, rows: (string | number)[][]): DownloadFile => ({
+/** The shared CSV writer: BOM for Excel, and cells a spreadsheet would run as formulas neutralised. */
+const csvDownload = (fileName: string, [header = [], ...rows]: (string | number)[][]): DownloadFile => ({
   fileName,
-  contentType: 'text/csv; charset=utf-8',
-  // The BOM makes Excel on Windows read the Chinese as UTF-8.
-  body: Buffer.from(`\uFEFF${Papa.unparse(rows.map((r) => r.map(String)))}\r\n`),
+  contentType: CSV_CONTENT_TYPE,
+  body: csvFile(header, rows),
 });
 
 export async function skippedRowsCsv(
@@ -464,14 +431,14 @@ export async function skippedRowsCsv(
 ): Promise<DownloadFile> {
   const row = await testRow(db, projectId, knowledgeBaseId, testId);
   const stem = row.fileName.replace(/\.[^.]+$/, '');
-  return csvFile(`${stem}-跳过的行.csv`, [
+  return csvDownload(`${stem}-跳过的行.csv`, [
     ['行号', '问题', '原因'],
     ...row.skippedRows.map((s) => [s.row, s.question, s.reason]),
   ]);
 }
 
 export const batchTemplateCsv = (): DownloadFile =>
-  csvFile('批量测试模板.csv', [
+  csvDownload('批量测试模板.csv', [
     ['问题', '期望答案'],
     ['宽带安装需要多久？', '受理后一般在 3 个工作日内上门安装'],
     ['光猫坏了怎么办', '光猫故障可免费上门更换，请先报修'],

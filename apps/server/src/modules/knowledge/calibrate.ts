@@ -87,7 +87,6 @@ export async function calibrateBase(
   };
 
   const right: number[] = [];
-  let rightFound = 0;
   const phrasings = spread(
     asked.flatMap((s) => s.similarQuestions.slice(0, 3).map((text) => ({ segment: s, text }))),
     MAX_PROBES,
@@ -97,7 +96,6 @@ export async function calibrateBase(
       await retrieve(db, { ...common, query: text, hidePhrasing: { segmentId: segment.id, text } })
     ).segments;
     if (top && sameAnswer.get(squash(segment.answer))?.includes(top.id)) {
-      rightFound++;
       right.push(top.score);
     } else {
       right.push(0);
@@ -124,7 +122,6 @@ export async function calibrateBase(
     usesDefault: n < PRIOR_PROBES,
     computedAt: new Date().toISOString(),
   };
-  void rightFound;
   const stored: StoredCalibration = { ...calibration, revision: base.revision };
   await db
     .update(knowledgeBases)

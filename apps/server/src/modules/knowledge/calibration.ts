@@ -27,7 +27,7 @@ export function confidenceOf(relevance: number, cut: number): number {
   return Math.round(value * 1000) / 1000;
 }
 
-/** Chinese text for a verdict, as the hit test and a call's turn explain it. */
+/** What the assistant does with its best candidate: answer, or refuse and say why. */
 export function verdictOf(
   confidence: number,
   threshold: number,

@@ -9,18 +9,15 @@ import {
   type Paged,
 } from '@callpilot/contracts';
 import { and, asc, count, desc, eq, ilike, or, sql } from 'drizzle-orm';
-import ExcelJS from 'exceljs';
-import Papa from 'papaparse';
 import type { Database } from '../../db/client';
 import { knowledgeBases, knowledgeTerms } from '../../db/schema';
 import { AppError, badRequest, conflict, notFound } from '../../lib/errors';
 import type { DownloadFile } from '../../lib/reply';
 import { CSV_CONTENT_TYPE, csvFile, XLSX_CONTENT_TYPE, xlsxFile } from '../../lib/spreadsheet';
-import { cellText } from '../tasks/import-parse';
 import { BUILTIN_TERMS } from './dictionary';
-import { decodeText } from './parse';
 import type { TermEntry } from './query';
 import { bumpRevision } from './revision';
+import { readSheetRows, type SheetRow } from './sheet-rows';
 
 export type { TermEntry };
 
@@ -273,43 +270,15 @@ export async function exportTerms(
   return { fileName: '口语词典.xlsx', contentType: XLSX_CONTENT_TYPE, body };
 }
 
-type FileRow = { n: number; cells: string[] };
-
-const isZip = (bytes: Buffer) => bytes.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04]));
 const HEADER_RULE = '第一行须为表头“标准词”“口语说法”';
 
 /** The file's non-blank rows as text, numbered as in the file. */
-async function readTermFile(fileName: string, bytes: Buffer, truncated: boolean): Promise<FileRow[]> {
-  const ext = /\.([^.]+)$/.exec(fileName)?.[1]?.toLowerCase();
-  if (ext !== 'csv' && ext !== 'xlsx') throw badRequest('字段 file：仅支持 .csv 或 .xlsx 文件');
+async function readTermFile(fileName: string, bytes: Buffer, truncated: boolean): Promise<SheetRow[]> {
   if (truncated || bytes.length > TERMS_FILE_MAX_BYTES) {
     throw new AppError(413, 'PAYLOAD_TOO_LARGE', '字段 file：文件不能超过 2 MB');
   }
   if (bytes.length === 0) throw badRequest(`字段 file：文件为空，${HEADER_RULE}`);
-  const rows: FileRow[] = [];
-  if (ext === 'csv') {
-    if (isZip(bytes)) throw badRequest('字段 file：文件内容是 Excel 表格而不是 CSV，请把扩展名改为 .xlsx');
-    const text = decodeText(bytes);
-    if (text === undefined) throw badRequest('字段 file：CSV 文件须为 UTF-8 或 GBK 编码');
-    const parsed = Papa.parse<string[]>(text.replace(/^\uFEFF/, ''), { skipEmptyLines: false });
-    parsed.data.forEach((cells, i) => {
-      rows.push({ n: i + 1, cells: cells.map((c) => String(c ?? '')) });
-    });
-  } else {
-    if (!isZip(bytes)) throw badRequest('字段 file：文件内容不是 Excel（.xlsx）表格');
-    const workbook = new ExcelJS.Workbook();
-    try {
-      await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
-    } catch {
-      throw badRequest('字段 file：Excel 文件已损坏或无法解析');
-    }
-    workbook.worksheets[0]?.eachRow({ includeEmpty: false }, (row) => {
-      const cells: string[] = [];
-      for (let c = 1; c <= row.cellCount; c++) cells.push(cellText(row.getCell(c).value));
-      rows.push({ n: row.number, cells });
-    });
-  }
-  return rows.filter((r) => r.cells.some((c) => c.trim() !== ''));
+  return readSheetRows(fileName, bytes, `仅支持 .csv 或 .xlsx 文件，${HEADER_RULE}`);
 }
 
 /**

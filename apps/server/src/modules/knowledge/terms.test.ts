@@ -313,7 +313,11 @@ describe('口语词典', () => {
     for (const [name, content, message] of [
       ['t.csv', '词,说法\n光猫,猫', '字段 file：第一行须为表头“标准词”“口语说法”'],
       ['t.csv', '标准词,口语说法\n', '字段 file：文件中只有表头，没有词条'],
-      ['t.txt', '标准词,口语说法\n宽带,网', '字段 file：仅支持 .csv 或 .xlsx 文件'],
+      [
+        't.txt',
+        '标准词,口语说法\n宽带,网',
+        '字段 file：不支持的文件类型，仅支持 .csv 或 .xlsx 文件，第一行须为表头“标准词”“口语说法”',
+      ],
     ] as const) {
       const res = await app.inject({
         method: 'POST',
