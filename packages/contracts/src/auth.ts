@@ -139,7 +139,7 @@ export const sessionToken = z
   .meta({ id: 'SessionToken' });
 export type SessionToken = z.infer<typeof sessionToken>;
 
-export const projectRole = z.enum(['owner', 'admin', 'member']);
+export const projectRole = z.enum(['owner', 'admin', 'member', 'readonly']);
 export type ProjectRole = z.infer<typeof projectRole>;
 
 export const projectSummary = z

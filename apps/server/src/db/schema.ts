@@ -82,7 +82,7 @@ export const memberships = pgTable(
     userId: text('user_id')
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
-    role: text('role', { enum: ['owner', 'admin', 'member'] }).notNull(),
+    role: text('role', { enum: ['owner', 'admin', 'member', 'readonly'] }).notNull(),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.projectId, t.userId] }), index('memberships_user_idx').on(t.userId)],
@@ -1463,3 +1463,65 @@ export const smsReplies = pgTable(
   },
   (t) => [index('sms_replies_project_idx').on(t.projectId, t.receivedAt)],
 );
+
+/**
+ * Invitations to a project by e-mail. Only the SHA-256 of the link's token is kept; a link
+ * is good for 7 days and once.
+ */
+export const projectInvitations = pgTable(
+  'project_invitations',
+  {
+    id: text('id').primaryKey(),
+    projectId: projectRef(),
+    email: text('email').notNull(),
+    role: text('role', { enum: ['admin', 'member', 'readonly'] }).notNull(),
+    tokenHash: text('token_hash').notNull(),
+    invitedBy: text('invited_by')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    acceptedAt: timestamp('accepted_at', { withTimezone: true }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('project_invitations_token_key').on(t.tokenHash),
+    index('project_invitations_project_idx').on(t.projectId, t.createdAt),
+  ],
+);
+
+/**
+ * Who did what, when and from where. Append-only: no route updates or deletes a row; the
+ * retention sweep removes rows older than 180 days. project_id is null for account events
+ * (logins). No foreign keys, so the trail outlives a removed member or user.
+ */
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: text('id').primaryKey(),
+    projectId: text('project_id'),
+    userId: text('user_id'),
+    /** The actor's e-mail at the time, kept as text so the entry reads the same later. */
+    actor: text('actor').notNull().default(''),
+    action: text('action').notNull(),
+    targetType: text('target_type').notNull().default(''),
+    targetId: text('target_id').notNull().default(''),
+    /** A short human summary (Chinese), e.g. the target's name or the old → new role. */
+    summary: text('summary').notNull().default(''),
+    detail: jsonb('detail').$type<Record<string, unknown>>().notNull().default({}),
+    ip: text('ip').notNull().default(''),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('audit_log_project_idx').on(t.projectId, t.createdAt),
+    index('audit_log_user_idx').on(t.userId, t.createdAt),
+    index('audit_log_created_idx').on(t.createdAt),
+  ],
+);
+
+/** Fixed-window hit counters for @fastify/rate-limit when several processes share PostgreSQL. */
+export const rateLimitHits = pgTable('rate_limit_hits', {
+  key: text('key').primaryKey(),
+  hits: integer('hits').notNull(),
+  resetAt: timestamp('reset_at', { withTimezone: true }).notNull(),
+});

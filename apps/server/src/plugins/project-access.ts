@@ -1,3 +1,4 @@
+import type { ProjectRole } from '@callpilot/contracts';
 import { and, eq } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -11,7 +12,7 @@ export interface ProjectAccess {
   id: string;
   name: string;
   disabled: boolean;
-  role: 'owner' | 'admin' | 'member';
+  role: ProjectRole;
 }
 
 declare module 'fastify' {

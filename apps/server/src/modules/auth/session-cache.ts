@@ -1,3 +1,4 @@
+import type { ProjectRole } from '@callpilot/contracts';
 import type { SessionUser } from './sessions.service';
 
 export const SESSION_REVOKED_CHANNEL = 'session_revoked';
@@ -63,7 +64,7 @@ export interface CachedProject {
   company: string;
   industry: string;
   disabled: boolean;
-  role: 'owner' | 'admin' | 'member';
+  role: ProjectRole;
 }
 
 /**
