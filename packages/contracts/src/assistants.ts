@@ -275,6 +275,8 @@ export const assistantVersion = z
     config: assistantConfig,
     publishedAt: z.iso.datetime(),
     publishedBy: z.string(),
+    /** Set when published by approving a review: the member who submitted it. */
+    submittedBy: z.string().nullable(),
   })
   .meta({ id: 'AssistantVersion' });
 export type AssistantVersion = z.infer<typeof assistantVersion>;

@@ -623,6 +623,8 @@ export const flowVersionSummary = z.object({
   note: z.string(),
   publishedAt: z.iso.datetime(),
   publishedByName: z.string().nullable(),
+  /** Set when published by approving a review: the member who submitted it. */
+  submittedByName: z.string().nullable(),
   /** This version answers calls now. */
   live: z.boolean(),
 });

@@ -15,6 +15,7 @@ export * from './oem';
 export * from './opendock';
 export * from './projects';
 export * from './reports';
+export * from './reviews';
 export * from './roles';
 export * from './sms';
 export * from './sms-batch';

@@ -66,6 +66,8 @@ export const projects = pgTable('projects', {
   company: text('company').notNull().default(''),
   industry: text('industry').notNull().default(''),
   disabled: boolean('disabled').notNull().default(false),
+  /** 发布审核: members submit assistant and flow versions; owner/admin approve (publish) or reject. */
+  reviewRequired: boolean('review_required').notNull().default(false),
   createdAt: createdAt(),
 });
 
@@ -371,8 +373,12 @@ export const assistantVersions = pgTable(
     /** The draft revision this version was published from. */
     draftRevision: integer('draft_revision').notNull(),
     note: text('note').notNull().default(''),
+    /** Who published: the approver when the version went through review. */
     publishedBy: text('published_by').references(() => users.id, { onDelete: 'set null' }),
     publishedAt: timestamp('published_at', { withTimezone: true }).notNull().defaultNow(),
+    /** Set when the version was published by approving a review: who submitted it. */
+    submittedBy: text('submitted_by').references(() => users.id, { onDelete: 'set null' }),
+    reviewId: text('review_id'),
   },
   (t) => [primaryKey({ columns: [t.assistantId, t.version] })],
 );
@@ -777,6 +783,8 @@ export const callFlowVersions = pgTable(
     note: text('note').notNull().default(''),
     publishedBy: text('published_by').references(() => users.id, { onDelete: 'set null' }),
     publishedAt: timestamp('published_at', { withTimezone: true }).notNull().defaultNow(),
+    submittedBy: text('submitted_by').references(() => users.id, { onDelete: 'set null' }),
+    reviewId: text('review_id'),
   },
   (t) => [primaryKey({ columns: [t.flowId, t.version] })],
 );
@@ -1525,3 +1533,35 @@ export const rateLimitHits = pgTable('rate_limit_hits', {
   hits: integer('hits').notNull(),
   resetAt: timestamp('reset_at', { withTimezone: true }).notNull(),
 });
+
+/**
+ * 发布审核: a frozen snapshot of an assistant's or flow's draft submitted for publishing. Approving
+ * publishes the snapshot (not the draft as it is by then); at most one pending review per target.
+ */
+export const publishReviews = pgTable(
+  'publish_reviews',
+  {
+    id: text('id').primaryKey(),
+    projectId: projectRef(),
+    kind: text('kind', { enum: ['assistant', 'flow'] }).notNull(),
+    targetId: text('target_id').notNull(),
+    /** The target's name when submitted, so the list reads well after a rename or delete. */
+    targetName: text('target_name').notNull(),
+    status: text('status', { enum: ['pending', 'approved', 'rejected', 'withdrawn'] }).notNull(),
+    /** assistant: { name, use, config, draftRevision }; flow: { graph }. */
+    snapshot: jsonb('snapshot').notNull(),
+    /** The live version when submitted, the diff's left side. */
+    baseVersion: integer('base_version'),
+    note: text('note').notNull().default(''),
+    submittedBy: text('submitted_by').references(() => users.id, { onDelete: 'set null' }),
+    submittedAt: timestamp('submitted_at', { withTimezone: true }).notNull().defaultNow(),
+    decidedBy: text('decided_by').references(() => users.id, { onDelete: 'set null' }),
+    decidedAt: timestamp('decided_at', { withTimezone: true }),
+    comment: text('comment').notNull().default(''),
+    publishedVersion: integer('published_version'),
+  },
+  (t) => [
+    index('publish_reviews_project_idx').on(t.projectId, t.status, t.submittedAt),
+    uniqueIndex('publish_reviews_one_pending_key').on(t.kind, t.targetId).where(sql`status = 'pending'`),
+  ],
+);

@@ -21,6 +21,7 @@ import { opendockRoutes } from './opendock/opendock.routes';
 import { opendockPlatformRoutes } from './opendock/platform/platform.routes';
 import { projectsRoutes } from './projects/projects.routes';
 import { reportsRoutes } from './reports/reports.routes';
+import { publishGuard, reviewsRoutes } from './reviews/reviews.routes';
 import { smsBatchesRoutes } from './sms/sms-batches.routes';
 import { smsMessagesRoutes } from './sms/sms-messages.routes';
 import { smsPushRoutes } from './sms/sms-push.routes';
@@ -40,6 +41,8 @@ import { webhooksRoutes } from './webhooks/webhooks.routes';
 
 /** Every HTTP module, registered by app.ts from this one list. */
 export const modules: FastifyPluginAsync<ModuleOptions>[] = [
+  // Root-level hook (fastify-plugin): must come before the routes it guards.
+  publishGuard,
   healthRoutes,
   authRoutes,
   usersRoutes,
@@ -77,4 +80,5 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   smsRulesRoutes,
   smsBatchesRoutes,
   reportsRoutes,
+  reviewsRoutes,
 ];

@@ -178,6 +178,7 @@ export const assistantsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app
   app.post(
     `${base}/:assistantId/publish`,
     {
+      config: { publishes: true },
       schema: {
         tags,
         security,
@@ -216,6 +217,7 @@ export const assistantsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app
   app.post(
     `${base}/:assistantId/versions/:version/rollback`,
     {
+      config: { publishes: true },
       schema: {
         tags,
         security,

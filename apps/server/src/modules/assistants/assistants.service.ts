@@ -13,6 +13,7 @@ import {
   referencedVariables,
 } from '@callpilot/contracts';
 import { and, count, desc, eq, ilike, inArray, isNull, or, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { Database } from '../../db/client';
 import { assistants, assistantVersions, knowledgeBases, llmProviders, users } from '../../db/schema';
 import { ESPEAK_VOICES } from '../../engine/speech/espeak';
@@ -21,6 +22,9 @@ import { assertWithinLimit } from '../projects/limits';
 import { speechProviderExists } from '../speech-providers/speech-providers.service';
 import { synthesisProviderExists } from '../synthesis-providers/synthesis-providers.service';
 import { findTemplate } from './assistants.templates';
+
+/** The member who submitted a reviewed version, next to its approver in one query. */
+const submitters = alias(users, 'submitters');
 
 /** The draft fields a write sets, after the contract has parsed them. */
 export interface AssistantDraft {
@@ -331,12 +335,58 @@ export async function publishAssistant(
   return getAssistant(db, projectId, assistantId);
 }
 
+/** What 发布审核 freezes at submission and publishes on approval. */
+export interface AssistantSnapshot {
+  name: string;
+  use: AssistantUse;
+  config: AssistantConfig;
+}
+
+/** Checks a snapshot as publishing checks the draft (rules, and that what it names is still there). */
+export async function checkAssistantSnapshot(db: Database, projectId: string, snapshot: AssistantSnapshot) {
+  const problems = publishProblems(snapshot.config);
+  if (problems.length > 0) throw badRequest(problems.join('；'));
+  await assertReferencesBelong(db, projectId, snapshot.config);
+}
+
+/** The live version's content, the left side of a review's diff; null before the first publish. */
+export async function liveAssistantSnapshot(
+  db: Database,
+  projectId: string,
+  assistantId: string,
+): Promise<{ version: number; snapshot: AssistantSnapshot } | null> {
+  const live = await getPublishedVersion(db, projectId, assistantId);
+  return live
+    ? { version: live.version, snapshot: { name: live.name, use: live.use, config: live.config } }
+    : null;
+}
+
+/**
+ * Approving a review: publishes the snapshot as submitted (the draft may have moved on since and
+ * stays as it is). Runs inside the caller's transaction.
+ */
+export async function publishAssistantSnapshot(
+  tx: Database,
+  projectId: string,
+  assistantId: string,
+  snapshot: AssistantSnapshot,
+  review: { approvedBy: string; submittedBy: string | null; reviewId: string; note: string },
+): Promise<number> {
+  await checkAssistantSnapshot(tx, projectId, snapshot);
+  return freezeDraft(tx, projectId, assistantId, review.approvedBy, review.note, {
+    snapshot,
+    submittedBy: review.submittedBy,
+    reviewId: review.reviewId,
+  });
+}
+
 async function freezeDraft(
   db: Database,
   projectId: string,
   assistantId: string,
   userId: string | null,
   note: string,
+  reviewed?: { snapshot: AssistantSnapshot; submittedBy: string | null; reviewId: string },
 ): Promise<number> {
   return db.transaction(async (tx) => {
     // The row lock serialises two publishes of one assistant, so version numbers never collide.
@@ -355,12 +405,14 @@ async function freezeDraft(
       assistantId,
       version,
       projectId,
-      name: row.name,
-      use: row.use,
-      config: row.config,
+      name: reviewed?.snapshot.name ?? row.name,
+      use: reviewed?.snapshot.use ?? row.use,
+      config: reviewed?.snapshot.config ?? row.config,
       draftRevision: row.draftRevision,
       note,
       publishedBy: userId,
+      submittedBy: reviewed?.submittedBy ?? null,
+      reviewId: reviewed?.reviewId ?? null,
     });
     await tx
       .update(assistants)
@@ -385,9 +437,11 @@ export async function listVersions(
       config: assistantVersions.config,
       publishedAt: assistantVersions.publishedAt,
       publishedBy: users.displayName,
+      submittedBy: submitters.displayName,
     })
     .from(assistantVersions)
     .leftJoin(users, eq(users.id, assistantVersions.publishedBy))
+    .leftJoin(submitters, eq(submitters.id, assistantVersions.submittedBy))
     .where(and(eq(assistantVersions.projectId, projectId), eq(assistantVersions.assistantId, assistantId)))
     .orderBy(desc(assistantVersions.version));
   return rows.map((row) => ({

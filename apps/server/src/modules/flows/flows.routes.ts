@@ -197,6 +197,7 @@ export const flowsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { d
   app.post(
     `${one}/publish`,
     {
+      config: { publishes: true },
       schema: {
         tags,
         security,
@@ -250,6 +251,7 @@ export const flowsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { d
   app.post(
     `${one}/versions/:version/rollback`,
     {
+      config: { publishes: true },
       schema: {
         tags,
         security,

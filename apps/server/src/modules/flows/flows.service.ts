@@ -17,11 +17,15 @@ import {
   validateFlow,
 } from '@callpilot/contracts';
 import { and, asc, count, desc, eq, ilike, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { Database } from '../../db/client';
 import { callFlows, callFlowVersions, calls, projectNumbers, users } from '../../db/schema';
 import { AppError, badRequest, conflict, notFound } from '../../lib/errors';
 import { rowsOf } from '../calls/calls.service';
 import { referenceIssues } from './flow-references';
+
+/** The member who submitted a reviewed version, next to its approver in one query. */
+const submitters = alias(users, 'submitters');
 
 /**
  * 通话流程: drafts the editor saves, versions publishing freezes, and what the list, the canvas
@@ -284,27 +288,96 @@ export async function publishFlow(
   userId: string | null,
   note: string,
 ): Promise<FlowDetail> {
-  await db.transaction(async (tx) => {
-    // The row lock serialises two publishes of one flow (version numbers never collide) and
-    // keeps a concurrent save from slipping in between the check and the freeze.
-    const [flow] = await tx.select().from(callFlows).where(ofProject(projectId, flowId)).for('update');
-    if (!flow) throw missing();
-    const draft = readGraph(flow.draft);
-    const errors = (await flowIssues(tx, projectId, flowId, draft)).filter((i) => i.severity === 'error');
-    if (errors.length > 0)
-      throw badRequest(`流程有 ${errors.length} 个错误，修正后才能发布：${errors[0]!.message}`);
-    const [latest] = await tx
-      .select({ max: sql<number | null>`max(${callFlowVersions.version})` })
-      .from(callFlowVersions)
-      .where(eq(callFlowVersions.flowId, flowId));
-    const version = Number(latest?.max ?? 0) + 1;
-    await tx.insert(callFlowVersions).values({ flowId, version, graph: draft, note, publishedBy: userId });
-    await tx
-      .update(callFlows)
-      .set({ publishedVersion: version, draftChanged: false, updatedAt: new Date() })
-      .where(eq(callFlows.id, flowId));
-  });
+  await db.transaction((tx) => freezeFlow(tx, projectId, flowId, userId, note));
   return getFlow(db, projectId, flowId);
+}
+
+/** The draft as it is now, checked as publishing checks it: what 发布审核 freezes at submission. */
+export async function snapshotFlowDraft(
+  db: Database,
+  projectId: string,
+  flowId: string,
+): Promise<{ name: string; graph: FlowGraph }> {
+  const flow = await findFlow(db, projectId, flowId);
+  const graph = readGraph(flow.draft);
+  await assertPublishable(db, projectId, flowId, graph);
+  return { name: flow.name, graph };
+}
+
+/** The live version's graph and number, the left side of a review's diff. */
+export async function liveFlowVersion(
+  db: Database,
+  projectId: string,
+  flowId: string,
+): Promise<{ version: number; graph: FlowGraph } | null> {
+  const flow = await findFlow(db, projectId, flowId);
+  if (!flow.publishedVersion) return null;
+  const graph = await versionGraph(db, flowId, flow.publishedVersion);
+  return graph ? { version: flow.publishedVersion, graph } : null;
+}
+
+/**
+ * Approving a review: publishes the submitted graph (the draft may have moved on and stays as it
+ * is). Runs inside the caller's transaction.
+ */
+export async function publishFlowSnapshot(
+  tx: Database,
+  projectId: string,
+  flowId: string,
+  graph: FlowGraph,
+  review: { approvedBy: string; submittedBy: string | null; reviewId: string; note: string },
+): Promise<number> {
+  return freezeFlow(tx, projectId, flowId, review.approvedBy, review.note, {
+    graph,
+    submittedBy: review.submittedBy,
+    reviewId: review.reviewId,
+  });
+}
+
+async function assertPublishable(db: Database, projectId: string, flowId: string, graph: FlowGraph) {
+  const errors = (await flowIssues(db, projectId, flowId, graph)).filter((i) => i.severity === 'error');
+  if (errors.length > 0)
+    throw badRequest(`流程有 ${errors.length} 个错误，修正后才能发布：${errors[0]!.message}`);
+}
+
+async function freezeFlow(
+  tx: Database,
+  projectId: string,
+  flowId: string,
+  userId: string | null,
+  note: string,
+  reviewed?: { graph: FlowGraph; submittedBy: string | null; reviewId: string },
+): Promise<number> {
+  // The row lock serialises two publishes of one flow (version numbers never collide) and
+  // keeps a concurrent save from slipping in between the check and the freeze.
+  const [flow] = await tx.select().from(callFlows).where(ofProject(projectId, flowId)).for('update');
+  if (!flow) throw missing();
+  const graph = reviewed?.graph ?? readGraph(flow.draft);
+  await assertPublishable(tx, projectId, flowId, graph);
+  const [latest] = await tx
+    .select({ max: sql<number | null>`max(${callFlowVersions.version})` })
+    .from(callFlowVersions)
+    .where(eq(callFlowVersions.flowId, flowId));
+  const version = Number(latest?.max ?? 0) + 1;
+  await tx.insert(callFlowVersions).values({
+    flowId,
+    version,
+    graph,
+    note,
+    publishedBy: userId,
+    submittedBy: reviewed?.submittedBy ?? null,
+    reviewId: reviewed?.reviewId ?? null,
+  });
+  await tx
+    .update(callFlows)
+    // After a reviewed publish the draft may hold later edits: it then still counts as changed.
+    .set({
+      publishedVersion: version,
+      draftChanged: reviewed ? !sameGraph(readGraph(flow.draft), graph) : false,
+      updatedAt: new Date(),
+    })
+    .where(eq(callFlows.id, flowId));
+  return version;
 }
 
 export async function listFlowVersions(
@@ -319,9 +392,11 @@ export async function listFlowVersions(
       note: callFlowVersions.note,
       publishedAt: callFlowVersions.publishedAt,
       publishedByName: users.displayName,
+      submittedByName: submitters.displayName,
     })
     .from(callFlowVersions)
     .leftJoin(users, eq(users.id, callFlowVersions.publishedBy))
+    .leftJoin(submitters, eq(submitters.id, callFlowVersions.submittedBy))
     .where(eq(callFlowVersions.flowId, flowId))
     .orderBy(desc(callFlowVersions.version));
   return rows.map((row) => ({
@@ -329,6 +404,7 @@ export async function listFlowVersions(
     note: row.note,
     publishedAt: row.publishedAt.toISOString(),
     publishedByName: row.publishedByName,
+    submittedByName: row.submittedByName,
     live: row.version === flow.publishedVersion,
   }));
 }

@@ -143,6 +143,7 @@ export function makeVersion(version: number, variables: string[] = ['课程']): 
     use: 'outbound',
     publishedAt: '2026-02-01T02:00:00.000Z',
     publishedBy: 'u1',
+    submittedBy: null,
     config: {
       variables: variables.map((name) => ({ name, sample: '', required: false })),
     } as unknown as AssistantVersion['config'],

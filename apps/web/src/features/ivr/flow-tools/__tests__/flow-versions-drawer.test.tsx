@@ -13,9 +13,10 @@ const versions: FlowVersionSummary[] = [
     note: '新增报修菜单',
     publishedAt: '2026-03-02T02:00:00.000Z',
     publishedByName: '王小明',
+    submittedByName: '李成员',
     live: true,
   },
-  { version: 1, note: '', publishedAt: '2026-03-01T02:00:00.000Z', publishedByName: null, live: false },
+  { version: 1, note: '', publishedAt: '2026-03-01T02:00:00.000Z', publishedByName: null, submittedByName: null, live: false },
 ];
 
 /** v1 greeted differently; the stored draft is today's hotline. */
