@@ -1,13 +1,14 @@
 import { Button, Empty, Skeleton, Tabs } from 'antd';
 import type { ReactNode } from 'react';
 import { useSearchParams } from 'react-router';
+import { ReviewsSection } from '@/entities/review/components/reviews-section';
 import { useCurrentUser } from '@/lib/api/get-current-user';
 import { AccountBalancePanel } from '../components/account-balance-panel';
 import { AccountMembersTable } from '../components/account-members-table';
 import { AccountPasswordForm } from '../components/account-password-form';
 import { AccountProfileForm } from '../components/account-profile-form';
 
-const TAB_KEYS = ['profile', 'password', 'balance', 'members'] as const;
+const TAB_KEYS = ['profile', 'password', 'balance', 'members', 'reviews'] as const;
 type TabKey = (typeof TAB_KEYS)[number];
 const isTabKey = (value: string | null): value is TabKey => TAB_KEYS.includes(value as TabKey);
 
@@ -52,6 +53,11 @@ export function AccountInfoPage() {
             key: 'members',
             label: '成员',
             children: projectId ? <AccountMembersTable projectId={projectId} /> : NO_PROJECT,
+          },
+          {
+            key: 'reviews',
+            label: '发布审核',
+            children: projectId ? <ReviewsSection projectId={projectId} /> : NO_PROJECT,
           },
         ]}
       />

@@ -19,21 +19,24 @@ function PublishModal({
   open,
   dirty,
   publishing,
+  reviewFirst,
   onPublish,
   onClose,
 }: {
   open: boolean;
   dirty: boolean;
   publishing: boolean;
+  reviewFirst: boolean;
   onPublish: (note: string) => Promise<void>;
   onClose: () => void;
 }) {
   const [form] = Form.useForm<{ note: string }>();
+  const verb = reviewFirst ? '提交审核' : '发布';
   return (
     <Modal
-      title="发布新版本"
+      title={reviewFirst ? '提交审核' : '发布新版本'}
       open={open}
-      okText={dirty ? '保存并发布' : '发布'}
+      okText={dirty ? `保存并${verb}` : verb}
       cancelText="取消"
       confirmLoading={publishing}
       destroyOnHidden
@@ -48,8 +51,10 @@ function PublishModal({
       }}
     >
       <p className="mb-3 text-sm text-gray-500">
-        发布后将冻结当前配置为一个版本，呼叫任务使用已发布的版本。
-        {dirty && '当前有未保存的修改，将先保存再发布。'}
+        {reviewFirst
+          ? '项目已开启发布审核：将冻结当前配置提交给所有者或管理员，批准后发布为新版本。'
+          : '发布后将冻结当前配置为一个版本，呼叫任务使用已发布的版本。'}
+        {dirty && `当前有未保存的修改，将先保存再${verb}。`}
       </p>
       <Form form={form} layout="vertical" preserve={false}>
         <Form.Item
@@ -68,6 +73,7 @@ function VersionDrawer({
   open,
   assistantId,
   publishedVersion,
+  canRollback,
   rollingBack,
   onRollback,
   onClose,
@@ -75,6 +81,8 @@ function VersionDrawer({
   open: boolean;
   assistantId: string;
   publishedVersion: number | null;
+  /** A rollback publishes: not for a member while the project reviews first. */
+  canRollback: boolean;
   rollingBack: boolean;
   onRollback: (version: number) => Promise<void>;
   onClose: () => void;
@@ -95,20 +103,25 @@ function VersionDrawer({
               </div>
               <span className="text-sm text-gray-700">{version.note || '（无版本说明）'}</span>
               <span className="text-xs text-gray-500">
-                {dayjs(version.publishedAt).format('YYYY-MM-DD HH:mm')} · {version.publishedBy}
+                {dayjs(version.publishedAt).format('YYYY-MM-DD HH:mm')} ·{' '}
+                {version.submittedBy
+                  ? `${version.submittedBy} 提交 · ${version.publishedBy} 批准`
+                  : version.publishedBy}
               </span>
             </div>
-            <Popconfirm
-              title={`回滚到 v${version.version}？`}
-              description="草稿将恢复为该版本的配置，并发布为一个新版本。"
-              okText="回滚"
-              cancelText="取消"
-              onConfirm={() => onRollback(version.version).catch(() => undefined)}
-            >
-              <Button type="link" size="small" loading={rollingBack}>
-                回滚到此版本
-              </Button>
-            </Popconfirm>
+            {canRollback && (
+              <Popconfirm
+                title={`回滚到 v${version.version}？`}
+                description="草稿将恢复为该版本的配置，并发布为一个新版本。"
+                okText="回滚"
+                cancelText="取消"
+                onConfirm={() => onRollback(version.version).catch(() => undefined)}
+              >
+                <Button type="link" size="small" loading={rollingBack}>
+                  回滚到此版本
+                </Button>
+              </Popconfirm>
+            )}
           </li>
         ))}
       </ul>
@@ -123,6 +136,7 @@ export function AssistantEditorDialogs({
   publishedVersion,
   dirty,
   publishing,
+  reviewFirst,
   rollingBack,
   onPublish,
   onRollback,
@@ -134,6 +148,8 @@ export function AssistantEditorDialogs({
   publishedVersion: number | null;
   dirty: boolean;
   publishing: boolean;
+  /** 发布 becomes 提交审核 (see useReviewFirst). */
+  reviewFirst: boolean;
   rollingBack: boolean;
   onPublish: (note: string) => Promise<void>;
   onRollback: (version: number) => Promise<void>;
@@ -147,6 +163,7 @@ export function AssistantEditorDialogs({
             open={dialog === 'publish'}
             dirty={dirty}
             publishing={publishing}
+            reviewFirst={reviewFirst}
             onPublish={onPublish}
             onClose={onClose}
           />
@@ -154,6 +171,7 @@ export function AssistantEditorDialogs({
             open={dialog === 'versions'}
             assistantId={assistantId}
             publishedVersion={publishedVersion}
+            canRollback={!reviewFirst}
             rollingBack={rollingBack}
             onRollback={onRollback}
             onClose={onClose}

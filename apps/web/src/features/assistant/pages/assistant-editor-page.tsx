@@ -4,6 +4,8 @@ import { useEffect, useRef, useState } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { toast } from 'sonner';
 import { FeatureUnavailableAlert } from '@/components/feature-unavailable-alert';
+import { usePendingReview, useSubmitReview } from '@/entities/review/api/reviews';
+import { useReviewFirst } from '@/entities/review/api/use-review-first';
 import { SmsFollowUpCard } from '@/entities/sms-follow-up/components/sms-follow-up-card';
 import { useFeatureAvailable } from '@/hooks/use-feature-available';
 import { useUnsavedChangesGuard } from '@/hooks/use-unsaved-changes-guard';
@@ -71,6 +73,9 @@ function AssistantEditor({ assistant }: { assistant: AssistantDetail | undefined
   const create = useCreateAssistant(projectId);
   const update = useUpdateAssistant(projectId);
   const publish = usePublishAssistant(projectId);
+  const reviewFirst = useReviewFirst(projectId);
+  const submitReview = useSubmitReview(projectId);
+  const pendingReview = usePendingReview(projectId, 'assistant', assistant?.id);
   const rollback = useRollbackAssistantVersion(projectId);
   const providers = useLlmProviders(projectId);
 
@@ -111,8 +116,13 @@ function AssistantEditor({ assistant }: { assistant: AssistantDetail | undefined
   const onPublish = async (note: string) => {
     if (!assistant) return;
     if (dirty && !(await save())) return;
-    await publish.mutateAsync({ id: assistant.id, note });
-    toast.success('已发布新版本');
+    if (reviewFirst) {
+      await submitReview.mutateAsync({ kind: 'assistant', targetId: assistant.id, note });
+      toast.success('已提交审核，所有者或管理员批准后发布');
+    } else {
+      await publish.mutateAsync({ id: assistant.id, note });
+      toast.success('已发布新版本');
+    }
     setDialog(null);
   };
 
@@ -142,11 +152,14 @@ function AssistantEditor({ assistant }: { assistant: AssistantDetail | undefined
             <Tag color="orange">有未发布修改</Tag>
           )}
           {dirty && <Tag color="gold">未保存</Tag>}
+          {pendingReview && <Tag color="purple">审核中</Tag>}
         </div>
         <Space wrap>
           <Button onClick={() => navigate('/assistant/list')}>返回列表</Button>
           {assistant && <Button onClick={() => setDialog('versions')}>版本记录</Button>}
-          {assistant && <Button onClick={() => setDialog('publish')}>发布</Button>}
+          {assistant && (
+            <Button onClick={() => setDialog('publish')}>{reviewFirst ? '提交审核' : '发布'}</Button>
+          )}
           <Tooltip title={!assistant && !available ? '该功能未开通，请联系销售开通' : undefined}>
             <Button type="primary" loading={saving} disabled={!assistant && !available} onClick={save}>
               保存
@@ -232,7 +245,8 @@ function AssistantEditor({ assistant }: { assistant: AssistantDetail | undefined
         assistantId={assistant?.id}
         publishedVersion={assistant?.publishedVersion ?? null}
         dirty={dirty}
-        publishing={publish.isPending || update.isPending}
+        publishing={publish.isPending || submitReview.isPending || update.isPending}
+        reviewFirst={reviewFirst}
         rollingBack={rollback.isPending}
         onPublish={onPublish}
         onRollback={onRollback}

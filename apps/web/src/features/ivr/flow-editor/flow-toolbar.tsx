@@ -37,6 +37,7 @@ export function FlowToolbar({
   onTestCall,
   onVersions,
   stats,
+  publishLabel = '发布',
 }: {
   flow: FlowDetail;
   saving: boolean;
@@ -49,6 +50,8 @@ export function FlowToolbar({
   onVersions: () => void;
   /** The statistics control (flow-tools). */
   stats: ReactNode;
+  /** 提交审核 while the project reviews a member's publish first. */
+  publishLabel?: string;
 }) {
   const name = useFlowEditorStore((s) => s.name);
   const setName = useFlowEditorStore((s) => s.setName);
@@ -109,7 +112,7 @@ export function FlowToolbar({
           </Badge>
         </Tooltip>
         <Button type="primary" icon={<CloudUploadOutlined />} onClick={onPublish}>
-          发布
+          {publishLabel}
         </Button>
       </div>
     </header>

@@ -2,6 +2,8 @@ import { type FlowDetail, type FlowGraph, type FlowIssue, validateFlow } from '@
 import { Alert, Button, Input, Modal } from 'antd';
 import { useMemo, useState } from 'react';
 import { toast } from 'sonner';
+import { useSubmitReview } from '@/entities/review/api/reviews';
+import { useReviewFirst } from '@/entities/review/api/use-review-first';
 import { usePublishFlow } from '@/features/ivr/api/publish-flow';
 import { diffFlowGraphs } from './flow-diff';
 import { FlowDiffView } from './flow-diff-view';
@@ -56,6 +58,8 @@ function PublishBody({
 }) {
   const [note, setNote] = useState('');
   const publish = usePublishFlow(projectId, flow.id);
+  const reviewFirst = useReviewFirst(projectId);
+  const submitReview = useSubmitReview(projectId);
   const issues = useMemo(() => validateFlow(draft, { flowId: flow.id }), [draft, flow.id]);
   const errors = issues.filter((issue) => issue.severity === 'error');
   const warnings = issues.filter((issue) => issue.severity === 'warning');
@@ -70,6 +74,12 @@ function PublishBody({
   };
 
   const submit = async () => {
+    if (reviewFirst) {
+      await submitReview.mutateAsync({ kind: 'flow', targetId: flow.id, note: note.trim() });
+      toast.success('已提交审核，所有者或管理员批准后发布');
+      onClose();
+      return;
+    }
     const detail = await publish.mutateAsync({ note: note.trim() });
     toast.success(`已发布 v${detail.publishedVersion ?? ''}，新来电将按此版本接听`);
     onPublished(detail);
@@ -79,7 +89,7 @@ function PublishBody({
   return (
     <Modal
       open
-      title={`发布流程「${flow.name}」`}
+      title={reviewFirst ? `提交审核「${flow.name}」` : `发布流程「${flow.name}」`}
       width={640}
       onCancel={onClose}
       footer={
@@ -88,11 +98,11 @@ function PublishBody({
           <Button
             type="primary"
             disabled={errors.length > 0}
-            loading={publish.isPending}
+            loading={publish.isPending || submitReview.isPending}
             // The request client already shows the server's refusal; the dialog stays open to fix it.
             onClick={() => void submit().catch(() => undefined)}
           >
-            发布
+            {reviewFirst ? '提交审核' : '发布'}
           </Button>
         </div>
       }
@@ -106,7 +116,11 @@ function PublishBody({
             description={<IssueList label="错误" issues={errors} onJump={jump} />}
           />
         ) : (
-          <Alert type="success" showIcon title="检查通过，可以发布" />
+          <Alert
+            type="success"
+            showIcon
+            title={reviewFirst ? '检查通过：项目已开启发布审核，批准后发布' : '检查通过，可以发布'}
+          />
         )}
         {warnings.length > 0 && (
           <Alert

@@ -3,6 +3,7 @@ import { Button, Drawer, Empty, Popconfirm, Spin, Tag } from 'antd';
 import dayjs from 'dayjs';
 import { useMemo, useState } from 'react';
 import { toast } from 'sonner';
+import { useReviewFirst } from '@/entities/review/api/use-review-first';
 import { useFlowVersion } from '@/features/ivr/api/get-flow-version';
 import { useFlowStoredDraft, useFlowVersions } from '@/features/ivr/api/get-flow-versions';
 import { useRollbackFlow } from '@/features/ivr/api/rollback-flow';
@@ -42,6 +43,8 @@ function VersionItem({
   onRolledBack: (detail: FlowDetail) => void;
 }) {
   const rollback = useRollbackFlow(projectId, flowId);
+  // A rollback publishes: a member waits for review instead.
+  const reviewFirst = useReviewFirst(projectId);
   const confirmRollback = async () => {
     const detail = await rollback.mutateAsync(version.version);
     toast.success(`已回滚到 v${version.version}`);
@@ -53,7 +56,10 @@ function VersionItem({
         <span className="font-semibold">v{version.version}</span>
         {version.live && <Tag color="green">当前线上</Tag>}
         <span className="ml-auto text-xs text-gray-400">
-          {version.publishedByName ?? '未知用户'} · {dayjs(version.publishedAt).format('YYYY-MM-DD HH:mm')}
+          {version.submittedByName
+            ? `${version.submittedByName} 提交 · ${version.publishedByName ?? '未知用户'} 批准`
+            : (version.publishedByName ?? '未知用户')}{' '}
+          · {dayjs(version.publishedAt).format('YYYY-MM-DD HH:mm')}
         </span>
       </div>
       <p className="m-0 text-sm text-gray-600">{version.note || '（无发布说明）'}</p>
@@ -61,17 +67,19 @@ function VersionItem({
         <Button size="small" onClick={onView}>
           {viewing ? '收起' : '查看'}
         </Button>
-        <Popconfirm
-          title={`回滚到 v${version.version}？`}
-          description={`v${version.version} 将立即接听新来电，当前草稿会被它替换（未发布的修改将丢失）。`}
-          okText="回滚"
-          cancelText="取消"
-          onConfirm={() => confirmRollback().catch(() => undefined)}
-        >
-          <Button size="small" loading={rollback.isPending}>
-            回滚到此版本
-          </Button>
-        </Popconfirm>
+        {!reviewFirst && (
+          <Popconfirm
+            title={`回滚到 v${version.version}？`}
+            description={`v${version.version} 将立即接听新来电，当前草稿会被它替换（未发布的修改将丢失）。`}
+            okText="回滚"
+            cancelText="取消"
+            onConfirm={() => confirmRollback().catch(() => undefined)}
+          >
+            <Button size="small" loading={rollback.isPending}>
+              回滚到此版本
+            </Button>
+          </Popconfirm>
+        )}
       </div>
       {viewing && <VersionDiff projectId={projectId} flowId={flowId} version={version.version} />}
     </li>

@@ -7,6 +7,7 @@ import { Link, useParams } from 'react-router';
 import { toast } from 'sonner';
 import { paths } from '@/config/paths';
 import { useAssistantOptions } from '@/entities/assistant/api/get-assistant-options';
+import { useReviewFirst } from '@/entities/review/api/use-review-first';
 import { useUnsavedChangesGuard } from '@/hooks/use-unsaved-changes-guard';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
 import { flowKeys } from '../api/flow-keys';
@@ -70,6 +71,7 @@ function FlowEditor({ projectId, flow }: { projectId: string; flow: FlowDetail }
   const focusNode = useFocusNode();
   const lookups = useLookups(projectId);
   const save = useSaveFlowDraft(projectId, flow.id);
+  const reviewFirst = useReviewFirst(projectId);
   const dirty = useFlowEditorStore(selectDirty);
   const guard = useUnsavedChangesGuard(dirty);
   const [tool, setTool] = useState<ToolDialog>(null);
@@ -167,6 +169,7 @@ function FlowEditor({ projectId, flow }: { projectId: string; flow: FlowDetail }
           simulating={simulating}
           onTestCall={() => void openAfterSaving('testCall')}
           onVersions={() => setTool('versions')}
+          publishLabel={reviewFirst ? '提交审核' : '发布'}
           stats={
             <FlowStatsControl
               projectId={projectId}

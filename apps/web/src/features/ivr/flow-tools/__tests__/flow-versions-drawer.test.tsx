@@ -16,7 +16,14 @@ const versions: FlowVersionSummary[] = [
     submittedByName: '李成员',
     live: true,
   },
-  { version: 1, note: '', publishedAt: '2026-03-01T02:00:00.000Z', publishedByName: null, submittedByName: null, live: false },
+  {
+    version: 1,
+    note: '',
+    publishedAt: '2026-03-01T02:00:00.000Z',
+    publishedByName: null,
+    submittedByName: null,
+    live: false,
+  },
 ];
 
 /** v1 greeted differently; the stored draft is today's hotline. */

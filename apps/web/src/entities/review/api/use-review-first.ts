@@ -1,0 +1,12 @@
+import { useUserStore } from '@/stores/user-store';
+import { useReviewSettings } from './reviews';
+
+/**
+ * True when this user's 发布 becomes 提交审核: the project reviews first and the user is not an
+ * owner or admin (the server refuses their publish then).
+ */
+export function useReviewFirst(projectId: string | undefined): boolean {
+  const manager = useUserStore((state) => state.userInfo.isOwnerOrAdmin);
+  const settings = useReviewSettings(projectId);
+  return Boolean(settings.data?.required) && !manager;
+}
