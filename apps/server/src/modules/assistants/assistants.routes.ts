@@ -178,6 +178,14 @@ export const assistantsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app
   app.post(
     `${base}/:assistantId/publish`,
     {
+      config: {
+        audit: {
+          action: 'assistant.published',
+          targetType: 'assistant',
+          targetParam: 'assistantId',
+          summary: (_req, d) => `发布 ${d?.name ?? ''} v${d?.publishedVersion ?? ''}`,
+        },
+      },
       schema: {
         tags,
         security,
@@ -216,6 +224,14 @@ export const assistantsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app
   app.post(
     `${base}/:assistantId/versions/:version/rollback`,
     {
+      config: {
+        audit: {
+          action: 'assistant.rolled_back',
+          targetType: 'assistant',
+          targetParam: 'assistantId',
+          summary: (req, d) => `${d?.name ?? ''} 回滚到 v${(req.params as { version: number }).version}`,
+        },
+      },
       schema: {
         tags,
         security,

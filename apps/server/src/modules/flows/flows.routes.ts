@@ -197,6 +197,9 @@ export const flowsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { d
   app.post(
     `${one}/publish`,
     {
+      config: {
+        audit: { action: 'flow.published', targetType: 'flow', targetParam: 'flowId', verb: '发布' },
+      },
       schema: {
         tags,
         security,
@@ -250,6 +253,14 @@ export const flowsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { d
   app.post(
     `${one}/versions/:version/rollback`,
     {
+      config: {
+        audit: {
+          action: 'flow.rolled_back',
+          targetType: 'flow',
+          targetParam: 'flowId',
+          summary: (req, d) => `${d?.name ?? ''} 回滚到 v${(req.params as { version: number }).version}`,
+        },
+      },
       schema: {
         tags,
         security,
