@@ -17,6 +17,7 @@ import { defaultWebDist } from './lib/paths';
 import { fail } from './lib/reply';
 import { createSerializerCompiler } from './lib/serializer';
 import { CachedApiKeyResolver } from './modules/api-keys/api-key-resolver';
+import { auditTrailPlugin } from './modules/audit/audit-trail.plugin';
 import { healthRoutes } from './modules/health/health.routes';
 import { modules } from './modules/index';
 import { OPENDOCK_DOCUMENT_URL, SECURITY_SCHEME } from './modules/opendock/platform/openapi';
@@ -190,6 +191,7 @@ export async function buildApp({
   await app.register(inputGuardPlugin);
   await app.register(authPlugin, { database });
   await app.register(projectAccessPlugin, { db: database.db });
+  await app.register(auditTrailPlugin, { db: database.db });
   const apiKeyResolver = new CachedApiKeyResolver(database.db);
   app.decorate('apiKeyResolver', apiKeyResolver);
   app.addHook('onReady', async () => apiKeyResolver.start(database));

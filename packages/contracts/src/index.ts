@@ -1,4 +1,5 @@
 export * from './assistants';
+export * from './audit';
 export * from './auth';
 export * from './calls';
 export * from './common';

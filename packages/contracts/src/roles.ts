@@ -53,5 +53,6 @@ export const AUDIT_ACTION_LABELS = {
   'provider.changed': '服务商配置变更',
   'calls.exported': '导出通话记录',
   'project.settings_changed': '项目设置变更',
+  'audit.exported': '导出操作日志',
 } as const;
 export type AuditAction = keyof typeof AUDIT_ACTION_LABELS;

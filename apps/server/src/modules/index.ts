@@ -2,7 +2,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import { apiKeysRoutes } from './api-keys/api-keys.routes';
 import { assistantsRoutes } from './assistants/assistants.routes';
 import { voicesRoutes } from './assistants/voices.routes';
+import { auditRoutes } from './audit/audit.routes';
 import { authRoutes } from './auth/auth.routes';
+import { sessionsRoutes } from './auth/sessions.routes';
 import { callsRoutes } from './calls/calls.routes';
 import { demoMockRoutes } from './demo/demo-mock.routes';
 import { doNotCallRoutes } from './do-not-call/do-not-call.routes';
@@ -46,6 +48,8 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   healthRoutes,
   authRoutes,
   usersRoutes,
+  sessionsRoutes,
+  auditRoutes,
   projectsRoutes,
   oemRoutes,
   oidcRoutes,

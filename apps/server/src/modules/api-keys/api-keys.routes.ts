@@ -67,6 +67,9 @@ export const apiKeysRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, {
   app.post(
     '/api/project/:projectId/api-keys',
     {
+      config: {
+        audit: { action: 'api_key.created', targetType: 'api_key', verb: '创建', subject: (d) => d?.key },
+      },
       schema: {
         tags,
         security,
@@ -107,6 +110,15 @@ export const apiKeysRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, {
   app.post(
     '/api/project/:projectId/api-keys/:keyId/roll',
     {
+      config: {
+        audit: {
+          action: 'api_key.created',
+          targetType: 'api_key',
+          targetParam: 'keyId',
+          verb: '轮换密钥',
+          subject: (d) => d?.key,
+        },
+      },
       schema: {
         tags,
         security,
@@ -135,6 +147,9 @@ export const apiKeysRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, {
   app.post(
     '/api/project/:projectId/api-keys/:keyId/revoke',
     {
+      config: {
+        audit: { action: 'api_key.revoked', targetType: 'api_key', targetParam: 'keyId', verb: '删除' },
+      },
       schema: {
         tags,
         security,

@@ -178,7 +178,15 @@ export const assistantsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app
   app.post(
     `${base}/:assistantId/publish`,
     {
-      config: { publishes: true },
+      config: {
+        publishes: true,
+        audit: {
+          action: 'assistant.published',
+          targetType: 'assistant',
+          targetParam: 'assistantId',
+          summary: (_req, d) => `发布 ${d?.name ?? ''} v${d?.publishedVersion ?? ''}`,
+        },
+      },
       schema: {
         tags,
         security,
@@ -217,7 +225,15 @@ export const assistantsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app
   app.post(
     `${base}/:assistantId/versions/:version/rollback`,
     {
-      config: { publishes: true },
+      config: {
+        publishes: true,
+        audit: {
+          action: 'assistant.rolled_back',
+          targetType: 'assistant',
+          targetParam: 'assistantId',
+          summary: (req, d) => `${d?.name ?? ''} 回滚到 v${(req.params as { version: number }).version}`,
+        },
+      },
       schema: {
         tags,
         security,

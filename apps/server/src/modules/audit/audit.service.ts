@@ -3,8 +3,10 @@ import type { AuditAction } from '@callpilot/contracts';
 import type { FastifyRequest } from 'fastify';
 import type { Database } from '../../db/client';
 import { auditLog } from '../../db/schema';
+// The API-key plugin's request declaration (req.apiKey), for programs that reach this file alone.
+import type {} from '../../plugins/api-key-auth';
 
-export const AUDIT_RETENTION_DAYS = 180;
+export { AUDIT_RETENTION_DAYS } from '@callpilot/contracts';
 
 export interface AuditEntry {
   projectId: string | null;
@@ -38,10 +40,16 @@ export async function recordAudit(db: Database, entry: AuditEntry) {
   });
 }
 
-/** The actor, project and IP of an authenticated console request, for `recordAudit`. */
-export const auditActor = (req: FastifyRequest) => ({
-  projectId: req.project?.id ?? null,
-  userId: req.user?.id ?? null,
-  actor: req.user?.email ?? '',
-  ip: req.ip,
-});
+/**
+ * The actor, project and IP of an authenticated request, for `recordAudit`: the console user, or
+ * on the open API the key by its name (never the key itself, which is a secret).
+ */
+export const auditActor = (req: FastifyRequest) =>
+  req.apiKey
+    ? { projectId: req.apiKey.projectId, userId: null, actor: `API 密钥：${req.apiKey.name}`, ip: req.ip }
+    : {
+        projectId: req.project?.id ?? null,
+        userId: req.user?.id ?? null,
+        actor: req.user?.email ?? '',
+        ip: req.ip,
+      };

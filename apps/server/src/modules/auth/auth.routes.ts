@@ -14,6 +14,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ok } from '../../lib/reply';
 import { requireUser } from '../../plugins/auth';
+import { recordAudit } from '../audit/audit.service';
 import type { ModuleOptions } from '../module-options';
 import { type ClientMeta, endAllSessions, login, refreshSession, register } from './auth.service';
 import { resetPasswordByLink, sendLoginCode, sendPasswordLink } from './passwords.service';
@@ -107,9 +108,18 @@ export const authRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db
       onRequest: app.authenticate,
     },
     async (req) => {
-      const { tokenHash } = requireUser(req);
-      await deleteSession(db, tokenHash);
-      await app.revokeSessions(revokedToken(tokenHash));
+      const user = requireUser(req);
+      await db.transaction(async (tx) => {
+        await deleteSession(tx, user.tokenHash);
+        await recordAudit(tx, {
+          projectId: null,
+          userId: user.id,
+          actor: user.email,
+          action: 'auth.logout',
+          ip: req.ip,
+        });
+      });
+      await app.revokeSessions(revokedToken(user.tokenHash));
       return ok(null);
     },
   );

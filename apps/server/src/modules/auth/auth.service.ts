@@ -4,6 +4,7 @@ import { and, eq, ne } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { sessions, users } from '../../db/schema';
 import { AppError, conflict } from '../../lib/errors';
+import { recordAudit } from '../audit/audit.service';
 import { verifyCode } from '../codes/codes.service';
 import {
   assertLoginAllowed,
@@ -13,6 +14,7 @@ import {
 } from './login-limit';
 import { dummyHash, hashPassword, verifyPassword } from './password';
 import { createSession, deleteSession } from './sessions.service';
+import { describeDevice } from './user-agent';
 
 export interface ClientMeta {
   userAgent: string;
@@ -35,7 +37,7 @@ export async function login(
   await assertLoginAllowed(db, account, meta.ip, { now, sleep });
 
   const [user] = await db
-    .select({ id: users.id, passwordHash: users.passwordHash })
+    .select({ id: users.id, email: users.email, passwordHash: users.passwordHash })
     .from(users)
     .where(byPhone ? eq(users.phone, value) : eq(users.email, value))
     .limit(1);
@@ -45,6 +47,7 @@ export async function login(
       await verifyCode(db, { purpose: 'login', target: value, code: input.code, consume: true }, now);
     } catch (err) {
       await recordLoginFailure(db, account, meta.ip, now);
+      await recordFailedLogin(db, value, meta, '验证码错误');
       throw err;
     }
     // A code is only ever sent to a phone that has an account; this is belt and braces.
@@ -53,12 +56,38 @@ export async function login(
     const valid = await verifyPassword(input.password ?? '', user?.passwordHash ?? (await dummyHash));
     if (!user || !valid) {
       await recordLoginFailure(db, account, meta.ip, now);
+      await recordFailedLogin(db, value, meta, user ? '密码错误' : '账号不存在');
       throw invalidCredentials();
     }
   }
   await clearLoginFailures(db, account);
-  return createSession(db, user.id, meta, now);
+  return db.transaction(async (tx) => {
+    const session = await createSession(tx, user.id, meta, now);
+    await recordAudit(tx, {
+      projectId: null,
+      userId: user.id,
+      actor: user.email,
+      action: 'auth.login',
+      summary: `${byPhone ? (input.code !== undefined ? '短信验证码' : '手机号+密码') : '邮箱+密码'}登录，${describeDevice(meta.userAgent)}`,
+      ip: meta.ip,
+    });
+    return session;
+  });
 }
+
+/**
+ * A failed login names no user (the account may not exist, and the entry must not tell which
+ * accounts do); the actor is what was typed, which is how the account's owner finds it later.
+ */
+const recordFailedLogin = (db: Database, typed: string, meta: ClientMeta, reason: string) =>
+  recordAudit(db, {
+    projectId: null,
+    userId: null,
+    actor: typed,
+    action: 'auth.login_failed',
+    summary: `${reason}，${describeDevice(meta.userAgent)}`,
+    ip: meta.ip,
+  });
 
 export async function register(db: Database, input: RegisterRequest, meta: ClientMeta) {
   const id = randomUUID();
@@ -108,8 +137,20 @@ export async function changePassword(
     await recordLoginFailure(db, account, ip);
     throw new AppError(400, 'BAD_REQUEST', '字段 oldPassword：当前密码不正确');
   }
-  await setPassword(db, user.id, input.password);
-  await db.delete(sessions).where(and(eq(sessions.userId, user.id), ne(sessions.tokenHash, user.tokenHash)));
+  await db.transaction(async (tx) => {
+    await setPassword(tx, user.id, input.password);
+    await tx
+      .delete(sessions)
+      .where(and(eq(sessions.userId, user.id), ne(sessions.tokenHash, user.tokenHash)));
+    await recordAudit(tx, {
+      projectId: null,
+      userId: user.id,
+      actor: user.email,
+      action: 'auth.password_changed',
+      summary: '修改密码，其他设备已下线',
+      ip,
+    });
+  });
 }
 
 export async function endAllSessions(db: Database, userId: string) {

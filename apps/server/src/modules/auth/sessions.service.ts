@@ -1,7 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { and, eq, gt, lt } from 'drizzle-orm';
+import { and, desc, eq, gt, lt, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { sessions, users } from '../../db/schema';
+import { notFound } from '../../lib/errors';
+import { describeDevice } from './user-agent';
 
 export const SESSION_TTL_MS = 7 * 24 * 3600 * 1000;
 // Sliding expiry is refreshed at most this often, so authenticated reads stay read-only.
@@ -75,4 +77,46 @@ export async function deleteSession(db: Database, tokenHash: string) {
 
 export async function deleteExpiredSessions(db: Database, now = new Date()) {
   await db.delete(sessions).where(lt(sessions.expiresAt, now));
+}
+
+/**
+ * How a session is named outside the server: the first 16 hex digits of its token hash. The
+ * schema has no other id for it; 64 bits of a SHA-256 name one of a user's few sessions and
+ * give nothing towards the token (finding one that matches is as hard as guessing it).
+ */
+export const sessionPublicId = (tokenHash: string) => tokenHash.slice(0, 16);
+
+/** A user's live sessions, the one making the request first, then the most recently used. */
+export async function listUserSessions(
+  db: Database,
+  userId: string,
+  currentTokenHash: string,
+  now = new Date(),
+) {
+  const rows = await db
+    .select()
+    .from(sessions)
+    .where(and(eq(sessions.userId, userId), gt(sessions.expiresAt, now)))
+    .orderBy(desc(sessions.lastSeenAt));
+  return rows
+    .map((row) => ({
+      id: sessionPublicId(row.tokenHash),
+      device: describeDevice(row.userAgent),
+      userAgent: row.userAgent,
+      ip: row.ip,
+      createdAt: row.createdAt.toISOString(),
+      lastSeenAt: row.lastSeenAt.toISOString(),
+      current: row.tokenHash === currentTokenHash,
+    }))
+    .sort((a, b) => Number(b.current) - Number(a.current));
+}
+
+/** Ends one of the user's own sessions by its public id; another user's answers as unknown. */
+export async function endUserSession(db: Database, userId: string, publicId: string) {
+  const ended = await db
+    .delete(sessions)
+    .where(and(eq(sessions.userId, userId), sql`left(${sessions.tokenHash}, 16) = ${publicId}`))
+    .returning({ tokenHash: sessions.tokenHash, userAgent: sessions.userAgent, ip: sessions.ip });
+  if (ended.length === 0) throw notFound('会话不存在或已结束');
+  return ended;
 }

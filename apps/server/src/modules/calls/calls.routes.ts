@@ -25,6 +25,7 @@ import { CSV_CONTENT_TYPE, XLSX_CONTENT_TYPE } from '../../lib/spreadsheet';
 import { streamEvents } from '../../lib/sse';
 import { requireUser } from '../../plugins/auth';
 import { requireProject } from '../../plugins/project-access';
+import { auditActor, recordAudit } from '../audit/audit.service';
 import type { ModuleOptions } from '../module-options';
 import { exportCallsCsv, exportCallsXlsx } from './calls.export';
 import {
@@ -116,6 +117,14 @@ export const callsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { d
       const { format, ...filters } = req.query;
       const stamp = new Date(Date.now() + 8 * 3600_000).toISOString().slice(0, 16).replace(/[-:T]/g, '');
       const fileName = `通话记录-${stamp}.${format}`;
+      // Recorded before the file streams: a copy of the records may leave even if the stream breaks.
+      await recordAudit(db, {
+        ...auditActor(req),
+        action: 'calls.exported',
+        targetType: 'calls',
+        summary: `导出通话记录（${format.toUpperCase()}）`,
+        detail: { format, filters },
+      });
       const body =
         format === 'xlsx' ? exportCallsXlsx(db, projectId, filters) : exportCallsCsv(db, projectId, filters);
       body.on('error', (err) => req.log.error({ err }, 'call export failed'));

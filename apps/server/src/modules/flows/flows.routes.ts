@@ -197,7 +197,10 @@ export const flowsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { d
   app.post(
     `${one}/publish`,
     {
-      config: { publishes: true },
+      config: {
+        publishes: true,
+        audit: { action: 'flow.published', targetType: 'flow', targetParam: 'flowId', verb: '发布' },
+      },
       schema: {
         tags,
         security,
@@ -251,7 +254,15 @@ export const flowsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { d
   app.post(
     `${one}/versions/:version/rollback`,
     {
-      config: { publishes: true },
+      config: {
+        publishes: true,
+        audit: {
+          action: 'flow.rolled_back',
+          targetType: 'flow',
+          targetParam: 'flowId',
+          summary: (req, d) => `${d?.name ?? ''} 回滚到 v${(req.params as { version: number }).version}`,
+        },
+      },
       schema: {
         tags,
         security,

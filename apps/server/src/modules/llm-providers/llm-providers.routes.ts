@@ -68,6 +68,7 @@ export const llmProvidersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (a
   app.post(
     base,
     {
+      config: { audit: { action: 'provider.changed', targetType: 'llm_provider', verb: '新增大模型' } },
       schema: {
         tags,
         security,
@@ -87,6 +88,14 @@ export const llmProvidersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (a
   app.put(
     `${base}/:providerId`,
     {
+      config: {
+        audit: {
+          action: 'provider.changed',
+          targetType: 'llm_provider',
+          targetParam: 'providerId',
+          verb: '修改大模型',
+        },
+      },
       schema: {
         tags,
         security,
@@ -106,6 +115,14 @@ export const llmProvidersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (a
   app.delete(
     `${base}/:providerId`,
     {
+      config: {
+        audit: {
+          action: 'provider.changed',
+          targetType: 'llm_provider',
+          targetParam: 'providerId',
+          verb: '删除大模型',
+        },
+      },
       schema: {
         tags,
         security,

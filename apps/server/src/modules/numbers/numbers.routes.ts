@@ -56,6 +56,7 @@ export const numbersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, {
   app.post(
     url,
     {
+      config: { audit: { action: 'number.changed', targetType: 'number', verb: '新增' } },
       schema: {
         tags,
         security,
@@ -75,6 +76,9 @@ export const numbersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, {
   app.put(
     `${url}/:number`,
     {
+      config: {
+        audit: { action: 'number.changed', targetType: 'number', targetParam: 'number', verb: '修改' },
+      },
       schema: {
         tags,
         security,
@@ -95,6 +99,14 @@ export const numbersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, {
   app.put(
     `${url}/:number/inbound`,
     {
+      config: {
+        audit: {
+          action: 'number.changed',
+          targetType: 'number',
+          targetParam: 'number',
+          verb: '修改来电接待',
+        },
+      },
       schema: {
         tags,
         security,
@@ -115,6 +127,9 @@ export const numbersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, {
   app.delete(
     `${url}/:number`,
     {
+      config: {
+        audit: { action: 'number.changed', targetType: 'number', targetParam: 'number', verb: '删除' },
+      },
       schema: {
         tags,
         security,

@@ -18,6 +18,7 @@ import {
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ok } from '../../lib/reply';
 import { OPENDOCK_PREFIX, requireApiKey } from '../../plugins/api-key-auth';
+import { taskActionAudit } from '../audit/audit-trail.plugin';
 import type { ModuleOptions } from '../module-options';
 import { actOnTask, createTask, getTaskDetail, listContacts, listTasks } from '../tasks/tasks.service';
 import { addTaskContacts } from './open-tasks.service';
@@ -107,7 +108,7 @@ export const openTasksRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app,
     app.post(
       `${BASE}/:taskId/${action}`,
       {
-        config: scope('tasks', 'write'),
+        config: { ...scope('tasks', 'write'), audit: taskActionAudit(action) },
         schema: {
           tags,
           security,

@@ -53,6 +53,9 @@ export const smsSettingsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (ap
   app.put(
     url,
     {
+      config: {
+        audit: { action: 'provider.changed', targetType: 'sms_settings', summary: () => '修改短信服务商' },
+      },
       schema: {
         tags,
         security,

@@ -100,6 +100,7 @@ export const speechProvidersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async
   app.post(
     base,
     {
+      config: { audit: { action: 'provider.changed', targetType: 'speech_provider', verb: '新增语音识别' } },
       schema: {
         tags,
         security,
@@ -119,6 +120,14 @@ export const speechProvidersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async
   app.put(
     item,
     {
+      config: {
+        audit: {
+          action: 'provider.changed',
+          targetType: 'speech_provider',
+          targetParam: 'speechProviderId',
+          verb: '修改语音识别',
+        },
+      },
       schema: {
         tags,
         security,
@@ -138,6 +147,14 @@ export const speechProvidersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async
   app.delete(
     item,
     {
+      config: {
+        audit: {
+          action: 'provider.changed',
+          targetType: 'speech_provider',
+          targetParam: 'speechProviderId',
+          verb: '删除语音识别',
+        },
+      },
       schema: {
         tags,
         security,

@@ -31,6 +31,9 @@ export const speechSettingsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async 
   app.put(
     url,
     {
+      config: {
+        audit: { action: 'provider.changed', targetType: 'speech_settings', summary: () => '修改语音配置' },
+      },
       schema: {
         tags,
         security,

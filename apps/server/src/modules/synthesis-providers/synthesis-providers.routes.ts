@@ -71,6 +71,9 @@ export const synthesisProvidersRoutes: FastifyPluginAsyncZod<ModuleOptions> = as
   app.post(
     base,
     {
+      config: {
+        audit: { action: 'provider.changed', targetType: 'synthesis_provider', verb: '新增语音合成' },
+      },
       schema: {
         tags,
         security,
@@ -90,6 +93,14 @@ export const synthesisProvidersRoutes: FastifyPluginAsyncZod<ModuleOptions> = as
   app.put(
     item,
     {
+      config: {
+        audit: {
+          action: 'provider.changed',
+          targetType: 'synthesis_provider',
+          targetParam: 'synthesisProviderId',
+          verb: '修改语音合成',
+        },
+      },
       schema: {
         tags,
         security,
@@ -111,6 +122,14 @@ export const synthesisProvidersRoutes: FastifyPluginAsyncZod<ModuleOptions> = as
   app.delete(
     item,
     {
+      config: {
+        audit: {
+          action: 'provider.changed',
+          targetType: 'synthesis_provider',
+          targetParam: 'synthesisProviderId',
+          verb: '删除语音合成',
+        },
+      },
       schema: {
         tags,
         security,

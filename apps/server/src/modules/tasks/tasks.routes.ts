@@ -18,6 +18,7 @@ import { z } from 'zod';
 import { ok } from '../../lib/reply';
 import { streamEvents } from '../../lib/sse';
 import { requireProject } from '../../plugins/project-access';
+import { taskActionAudit } from '../audit/audit-trail.plugin';
 import type { ModuleOptions } from '../module-options';
 import { dashboard } from '../reports/dashboard';
 import {
@@ -186,6 +187,7 @@ export const tasksRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { d
   app.post(
     `${BASE}/:taskId/actions/:action`,
     {
+      config: { audit: taskActionAudit() },
       schema: {
         tags,
         security,

@@ -107,6 +107,7 @@ export const trunksRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { 
   app.post(
     base,
     {
+      config: { audit: { action: 'trunk.changed', targetType: 'trunk', verb: '新增' } },
       schema: {
         tags,
         security,
@@ -126,6 +127,9 @@ export const trunksRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { 
   app.put(
     `${base}/:trunkId`,
     {
+      config: {
+        audit: { action: 'trunk.changed', targetType: 'trunk', targetParam: 'trunkId', verb: '修改' },
+      },
       schema: {
         tags,
         security,
@@ -145,6 +149,15 @@ export const trunksRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { 
   app.put(
     `${base}/:trunkId/enabled`,
     {
+      config: {
+        audit: {
+          action: 'trunk.changed',
+          targetType: 'trunk',
+          targetParam: 'trunkId',
+          summary: (req, d) =>
+            `${(req.body as { enabled: boolean }).enabled ? '启用' : '停用'} ${d?.name ?? ''}`,
+        },
+      },
       schema: {
         tags,
         security,
@@ -164,6 +177,9 @@ export const trunksRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { 
   app.delete(
     `${base}/:trunkId`,
     {
+      config: {
+        audit: { action: 'trunk.changed', targetType: 'trunk', targetParam: 'trunkId', verb: '删除' },
+      },
       schema: {
         tags,
         security,

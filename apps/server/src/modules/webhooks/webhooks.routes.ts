@@ -66,6 +66,7 @@ export const webhooksRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, 
   app.post(
     BASE,
     {
+      config: { audit: { action: 'webhook.changed', targetType: 'webhook', verb: '新增' } },
       schema: {
         tags,
         security,
@@ -95,6 +96,9 @@ export const webhooksRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, 
   app.put(
     `${BASE}/:endpointId`,
     {
+      config: {
+        audit: { action: 'webhook.changed', targetType: 'webhook', targetParam: 'endpointId', verb: '修改' },
+      },
       schema: {
         tags,
         security,
@@ -110,6 +114,9 @@ export const webhooksRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, 
   app.delete(
     `${BASE}/:endpointId`,
     {
+      config: {
+        audit: { action: 'webhook.changed', targetType: 'webhook', targetParam: 'endpointId', verb: '删除' },
+      },
       schema: {
         tags,
         security,
@@ -141,6 +148,14 @@ export const webhooksRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, 
   app.post(
     `${BASE}/:endpointId/secret/roll`,
     {
+      config: {
+        audit: {
+          action: 'webhook.changed',
+          targetType: 'webhook',
+          targetParam: 'endpointId',
+          verb: '轮换签名密钥',
+        },
+      },
       schema: {
         tags,
         security,

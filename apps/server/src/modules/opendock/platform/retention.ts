@@ -2,6 +2,8 @@ import { API_REQUEST_LOG_DAYS, IDEMPOTENCY_KEY_HOURS } from '@callpilot/contract
 import { lt } from 'drizzle-orm';
 import type { Database } from '../../../db/client';
 import { apiKeyRequests, idempotencyKeys } from '../../../db/schema';
+import { sweepAuditLog } from '../../audit/audit-log.service';
+import { deleteExpiredSessions } from '../../auth/sessions.service';
 
 const HOUR_MS = 3600_000;
 
@@ -24,7 +26,12 @@ export function startRetentionSweep(
   onError: (err: unknown) => void,
   { firstMs = 60_000, everyMs = HOUR_MS } = {},
 ): () => void {
-  const run = () => void sweepOpendockRetention(db).catch(onError);
+  // The audit log and expired sessions ride along: one hourly timer for every table with a retention.
+  const run = () => {
+    void sweepOpendockRetention(db).catch(onError);
+    void sweepAuditLog(db).catch(onError);
+    void deleteExpiredSessions(db).catch(onError);
+  };
   let every: NodeJS.Timeout | undefined;
   const first = setTimeout(() => {
     run();

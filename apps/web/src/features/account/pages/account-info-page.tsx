@@ -1,14 +1,17 @@
+import { canManageProject } from '@callpilot/contracts';
 import { Button, Empty, Skeleton, Tabs } from 'antd';
 import type { ReactNode } from 'react';
 import { useSearchParams } from 'react-router';
 import { ReviewsSection } from '@/entities/review/components/reviews-section';
 import { useCurrentUser } from '@/lib/api/get-current-user';
+import { AccountAuditLog } from '../components/account-audit-log';
 import { AccountBalancePanel } from '../components/account-balance-panel';
 import { AccountMembersTable } from '../components/account-members-table';
 import { AccountPasswordForm } from '../components/account-password-form';
 import { AccountProfileForm } from '../components/account-profile-form';
+import { AccountSessionsTable } from '../components/account-sessions-table';
 
-const TAB_KEYS = ['profile', 'password', 'balance', 'members', 'reviews'] as const;
+const TAB_KEYS = ['profile', 'password', 'balance', 'members', 'reviews', 'audit-log', 'sessions'] as const;
 type TabKey = (typeof TAB_KEYS)[number];
 const isTabKey = (value: string | null): value is TabKey => TAB_KEYS.includes(value as TabKey);
 
@@ -59,6 +62,17 @@ export function AccountInfoPage() {
             label: '发布审核',
             children: projectId ? <ReviewsSection projectId={projectId} /> : NO_PROJECT,
           },
+          {
+            key: 'audit-log',
+            label: '操作日志',
+            children: (
+              <AccountAuditLog
+                projectId={projectId}
+                canManage={Boolean(user.projects[0] && canManageProject(user.projects[0].role))}
+              />
+            ),
+          },
+          { key: 'sessions', label: '登录设备', children: <AccountSessionsTable /> },
         ]}
       />
     );
