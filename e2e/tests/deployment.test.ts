@@ -36,7 +36,12 @@ let admin: pg.Client | undefined;
 let database: string | undefined;
 afterAll(async () => {
   for (const s of running) await stopServer(s, 'SIGKILL');
-  nginx?.kill('SIGKILL');
+  // SIGTERM, not SIGKILL: a killed master leaves its worker processes running.
+  if (nginx && nginx.exitCode === null && nginx.signalCode === null) {
+    const gone = new Promise((resolve) => nginx!.once('exit', resolve));
+    nginx.kill('SIGTERM');
+    await Promise.race([gone, sleep(5000)]);
+  }
   await new Promise((resolve) => (receiver ? receiver.close(resolve) : resolve(undefined)));
   if (admin && database) await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
   await admin?.end();
