@@ -307,4 +307,89 @@ describe('npm run admin', () => {
       fs.rmSync(smsDir, { recursive: true, force: true });
     }
   });
+
+  it('backs up the embedded database and restores it, and refuses both while the server runs', {
+    // About ten opens of the embedded database (CLI runs and server starts): minutes on a loaded machine.
+    timeout: 300_000,
+  }, async () => {
+    const dir = tempDir('cli-backup');
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [path.join(repoRoot, 'apps/server/dist/admin.js'), ...args], {
+        env: { ...process.env, DATA_DIR: dir, LOG_LEVEL: 'warn' },
+        encoding: 'utf8',
+        timeout: 90_000,
+      });
+    const backup = path.join(dir, '..', `${path.basename(dir)}-backup.tar.gz`);
+    try {
+      expect(run('user:create', '--email', 'kept@example.com', '--password', 'kept-pass-1').status).toBe(0);
+
+      let server = await startServer({ DATA_DIR: dir, DEMO: 'off' });
+      try {
+        const busy = run('backup', backup);
+        expect(busy.status).toBe(1);
+        expect(busy.stderr).toContain(`is running on DATA_DIR ${dir}; stop it before backup`);
+        expect(fs.existsSync(backup)).toBe(false);
+      } finally {
+        await stopServer(server);
+      }
+
+      const made = run('backup', backup);
+      expect(made.status, made.stderr).toBe(0);
+      expect(made.stdout).toContain(`backed up the database of ${dir} to ${backup}`);
+      expect(made.stdout).toContain('recordings');
+      expect(run('backup', backup).stderr).toContain(`${backup} already exists`);
+
+      // Changes after the backup: a new user, and the kept user's password changed.
+      expect(run('user:create', '--email', 'later@example.com', '--password', 'later-pass-1').status).toBe(0);
+      expect(
+        run('user:set-password', '--email', 'kept@example.com', '--password', 'changed-pass-1').status,
+      ).toBe(0);
+
+      const garbage = path.join(dir, 'not-a-backup.tar.gz');
+      fs.writeFileSync(garbage, 'not a database');
+      const refused = run('restore', garbage);
+      expect(refused.status).toBe(1);
+      expect(refused.stderr).toContain('is not a backup made by "npm run admin -- backup"');
+
+      server = await startServer({ DATA_DIR: dir, DEMO: 'off' });
+      try {
+        const busy = run('restore', backup);
+        expect(busy.status).toBe(1);
+        expect(busy.stderr).toContain('stop it before restore');
+        // Neither refused restore touched the current data.
+        await login(server.url, 'later@example.com', 'later-pass-1');
+      } finally {
+        await stopServer(server);
+      }
+
+      const restored = run('restore', backup);
+      expect(restored.status, restored.stderr).toBe(0);
+      expect(restored.stdout).toMatch(/the previous database is kept in .*pglite\.before-restore-/);
+
+      // The server opens the restored database: as it was at the backup, the later changes gone.
+      server = await startServer({ DATA_DIR: dir, DEMO: 'off' });
+      try {
+        await login(server.url, 'kept@example.com', 'kept-pass-1');
+        await expect(login(server.url, 'kept@example.com', 'changed-pass-1')).rejects.toThrow('login failed');
+        await expect(login(server.url, 'later@example.com', 'later-pass-1')).rejects.toThrow('login failed');
+      } finally {
+        await stopServer(server);
+      }
+
+      const onPostgres = spawnSync(
+        process.execPath,
+        [path.join(repoRoot, 'apps/server/dist/admin.js'), 'backup', backup],
+        {
+          env: { ...process.env, DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', LOG_LEVEL: 'warn' },
+          encoding: 'utf8',
+          timeout: 30_000,
+        },
+      );
+      expect(onPostgres.status).toBe(1);
+      expect(onPostgres.stderr).toContain('with DATABASE_URL use pg_dump');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.rmSync(backup, { force: true });
+    }
+  });
 });

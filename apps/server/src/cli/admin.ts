@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   email as emailSchema,
@@ -10,6 +11,7 @@ import {
   SMS_TEMPLATE_TYPE_LABELS,
 } from '@callpilot/contracts';
 import { and, asc, desc, eq } from 'drizzle-orm';
+import { BackupError, backupEmbedded, restoreEmbedded } from '../db/backup';
 import type { DatabaseHandle } from '../db/client';
 import { openFromEnv } from '../db/open';
 import {
@@ -55,12 +57,43 @@ Commands:
                            SMS signatures and templates waiting for review (development outbox):
                            without an id, lists them; with one, approves it or rejects it with a reason
   demo                     create the demo project if its user does not exist yet
+  backup FILE              copy the embedded database to FILE (a new file; the server must be stopped)
+  restore FILE             replace the embedded database with the one in FILE (the server must be
+                           stopped); the current one is kept beside it in DATA_DIR
 
 Runs on the same DATA_DIR / DATABASE_URL as the server. The embedded database (PGlite) is
 single-process: stop the server before using these commands on it (except outbox).
+On PostgreSQL, back up with pg_dump and restore with pg_restore instead of backup / restore.
 `;
 
 class UsageError extends Error {}
+
+/** `backup` / `restore`: the embedded database as files, with no migration or other write first. */
+async function backupCommand(
+  command: 'backup' | 'restore',
+  file: string | undefined,
+  env: ReturnType<typeof parseEnv>,
+) {
+  if (!file) throw new UsageError(`missing the file: npm run admin -- ${command} FILE`);
+  if (env.DATABASE_URL) {
+    throw new UsageError(
+      `${command} is for the embedded database; with DATABASE_URL use ${command === 'backup' ? 'pg_dump' : 'pg_restore'} (see the README)`,
+    );
+  }
+  const target = path.resolve(file);
+  if (command === 'backup') {
+    const { bytes } = await backupEmbedded(env.dataDir, target);
+    return (
+      `backed up the database of ${env.dataDir} to ${target} (${(bytes / 1024 / 1024).toFixed(1)} MB)\n` +
+      `recordings (${path.join(env.dataDir, 'recordings')}) and the server secret (APP_SECRET or ` +
+      `${path.join(env.dataDir, 'app-secret')}) are not in it: copy them too`
+    );
+  }
+  const { previous } = await restoreEmbedded(env.dataDir, target);
+  return previous
+    ? `restored ${target} into ${env.dataDir}; the previous database is kept in ${previous} (delete it once you are sure)`
+    : `restored ${target} into ${env.dataDir}`;
+}
 
 function need(value: string | undefined, flag: string): string {
   if (!value) throw new UsageError(`missing ${flag}`);
@@ -457,6 +490,10 @@ async function main() {
     return;
   }
   const env = parseEnv();
+  if (command === 'backup' || command === 'restore') {
+    process.stdout.write(`${await backupCommand(command, positionals[1], env)}\n`);
+    return;
+  }
   const { 'no-project': noProject, off, approve, help: _help, ...strings } = values;
   precheck(command, strings);
   let database: DatabaseHandle;
@@ -489,6 +526,7 @@ async function main() {
 
 main().catch((err) => {
   if (err instanceof EnvError) process.stderr.write(`${err.lines.join('\n')}\n`);
+  else if (err instanceof BackupError) process.stderr.write(`admin: ${err.message}\n`);
   else if (err instanceof UsageError || String(err?.code).startsWith('ERR_PARSE_ARGS')) {
     process.stderr.write(`admin: ${err.message}\n\n${HELP}`);
   } else process.stderr.write(`admin: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -36,9 +36,21 @@ export type OpenDatabaseOptions =
 /** Lives in DATA_DIR next to later siblings (recordings, uploads), so the database gets its own folder. */
 export const pgliteDir = (dataDir: string) => path.join(dataDir, 'pglite');
 
+/** Another live process holds the embedded database of this DATA_DIR. */
+export class DataDirInUseError extends Error {
+  constructor(
+    readonly dataDir: string,
+    readonly holder: number,
+  ) {
+    super(
+      `DATA_DIR ${dataDir} is in use by another server process (pid ${holder}); stop it or choose another DATA_DIR`,
+    );
+  }
+}
+
 // PGlite is single-process: a second server on the same DATA_DIR would corrupt it, so we
 // refuse to start instead. A lock left by a killed process is taken over once its pid is gone.
-function acquireDataDirLock(dataDir: string): () => void {
+export function acquireDataDirLock(dataDir: string): () => void {
   fs.mkdirSync(dataDir, { recursive: true });
   const lockPath = path.join(dataDir, 'server.lock');
   const write = () => fs.writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
@@ -48,9 +60,7 @@ function acquireDataDirLock(dataDir: string): () => void {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     const holder = Number.parseInt(fs.readFileSync(lockPath, 'utf8'), 10);
     if (Number.isInteger(holder) && holder !== process.pid && isAlive(holder)) {
-      throw new Error(
-        `DATA_DIR ${dataDir} is in use by another server process (pid ${holder}); stop it or choose another DATA_DIR`,
-      );
+      throw new DataDirInUseError(dataDir, holder);
     }
     fs.rmSync(lockPath, { force: true });
     write();
