@@ -238,7 +238,11 @@ export async function flowCallsBenchmark(): Promise<BudgetResult[]> {
     carrier.onInbound((offer) => {
       const call = answerCall(deps, offer);
       answering.set(offer.callId, call);
-      live?.add(offer.callId, { projectId, hangUp: () => carrier.hangUpRemote(offer.callId) }, call);
+      live?.add(
+        offer.callId,
+        { projectId, direction: 'inbound', hangUp: () => carrier.hangUpRemote(offer.callId) },
+        call,
+      );
     });
 
     let seq = 0;

@@ -288,7 +288,11 @@ export async function inboundBenchmark(): Promise<BudgetResult[]> {
       const call = answerCall(deps, offer);
       answering.set(offer.callId, call);
       const registry = live as LiveCalls;
-      registry.add(offer.callId, { projectId, hangUp: () => carrier.hangUpRemote(offer.callId) }, call);
+      registry.add(
+        offer.callId,
+        { projectId, direction: 'inbound', hangUp: () => carrier.hangUpRemote(offer.callId) },
+        call,
+      );
     });
 
     let callerSeq = 0;

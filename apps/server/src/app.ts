@@ -27,6 +27,7 @@ import { authPlugin } from './plugins/auth';
 import { registerConsole } from './plugins/console';
 import { registerErrorHandling } from './plugins/error-handler';
 import { inputGuardPlugin } from './plugins/input-guard';
+import { metricsPlugin } from './plugins/metrics';
 import { projectAccessPlugin } from './plugins/project-access';
 import { type Providers, providersFromEnv } from './providers';
 import { createRuntime, type Runtime, type RuntimeOptions } from './runtime/runtime';
@@ -177,6 +178,8 @@ export async function buildApp({
     sms,
   });
   app.decorate('runtime', runtime);
+  // Every role serves its own metrics: a worker's calls and dialer are only visible there.
+  await app.register(metricsPlugin, { metrics: runtime.metrics, token: env.METRICS_TOKEN });
   // Started once the app is ready (after migrations in main.ts) and stopped before the database
   // closes, so neither a graceful shutdown nor a test's app.close() leaves work running.
   app.addHook('onReady', async () => runtime.start());

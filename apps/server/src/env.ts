@@ -86,6 +86,21 @@ export const envSchema = z.object({
       .default('info'),
   ),
   TRUST_PROXY: z.preprocess(emptyAsUndefined, boolish.default(false)),
+  /**
+   * Bearer token for GET /metrics. Unset, /metrics answers only loopback and private addresses;
+   * set, anyone with it may scrape (long and random: it is compared as given).
+   */
+  METRICS_TOKEN: z.preprocess(
+    emptyAsUndefined,
+    z
+      .string()
+      .min(16, { error: 'must be at least 16 characters (e.g. openssl rand -hex 32)' })
+      .max(256, { error: 'must be at most 256 characters' })
+      .regex(/^[\x21-\x7e]+$/, {
+        error: 'must be printable ASCII without spaces (it travels in an HTTP header)',
+      })
+      .optional(),
+  ),
   SHUTDOWN_TIMEOUT_MS: z.preprocess(
     emptyAsUndefined,
     wholeNumber(0, 3_600_000, 'must be a whole number of milliseconds up to 3600000').default(10_000),
@@ -223,7 +238,7 @@ export function parseEnv(source: Record<string, string | undefined> = process.en
       const got =
         raw === undefined ? '' : ` (got ${JSON.stringify(raw.length > 60 ? `${raw.slice(0, 60)}…` : raw)})`;
       // Never echo a connection string or password back: it may hold a secret.
-      const shown = /URL|PASSWORD|SECRET|KEY/.test(name) ? '' : got;
+      const shown = /URL|PASSWORD|SECRET|KEY|TOKEN/.test(name) ? '' : got;
       return `Invalid environment variable ${name}: ${issue.message}${shown}`;
     });
     throw new EnvError(lines);

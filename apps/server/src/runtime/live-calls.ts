@@ -5,6 +5,7 @@ import { CALL_LEASE_MS, type CallRepository } from '../modules/calls/call-reposi
 
 interface LiveCall {
   projectId: string;
+  direction: 'inbound' | 'outbound';
   /** 挂断 from the console: the simulated party hangs up, or a ringing call is cancelled. */
   hangUp: () => void;
 }
@@ -58,6 +59,13 @@ export class LiveCalls {
   add(callId: string, call: LiveCall, running: Promise<unknown>): void {
     this.calls.set(callId, call);
     void running.finally(() => this.calls.delete(callId)).catch(() => {});
+  }
+
+  /** Calls running here now by direction (the in-flight gauge reads this at each scrape). */
+  inFlight(): Record<'inbound' | 'outbound', number> {
+    const counts = { inbound: 0, outbound: 0 };
+    for (const call of this.calls.values()) counts[call.direction]++;
+    return counts;
   }
 
   private hangUpHere(callId: string): boolean {

@@ -133,7 +133,7 @@ export class RecordingWorker {
         // The media worker's file is gone or empty (its disk failed, or DATA_DIR is not shared by
         // the process that ran the call): a mix of synthesised turns would pass off a
         // re-enactment as the real call, so the call says it has no recording.
-        log.warn({ callId: row.id, file: line }, 'line recording missing');
+        log.warn({ callId: row.id, projectId: row.projectId, file: line }, 'line recording missing');
         await calls.recordingFailed(row.projectId, row.id, owner);
         return;
       }
@@ -143,7 +143,10 @@ export class RecordingWorker {
       const own = isOfflineVoice(voice)
         ? null
         : await this.deps.voiceSynthesizer?.(row.projectId, voice).catch((err: unknown) => {
-            log.warn({ err, callId: row.id }, 'assistant voice unavailable for the recording');
+            log.warn(
+              { err, callId: row.id, projectId: row.projectId },
+              'assistant voice unavailable for the recording',
+            );
             return null;
           });
       const assistantVoice = own ? voice : offlineVoiceFor(voice);
@@ -165,7 +168,7 @@ export class RecordingWorker {
         turns: mixed.turns,
       });
     } catch (err) {
-      log.warn({ err, callId: row.id }, 'recording mix failed');
+      log.warn({ err, callId: row.id, projectId: row.projectId }, 'recording mix failed');
       await calls.recordingFailed(row.projectId, row.id, owner).catch(() => {});
     }
   }

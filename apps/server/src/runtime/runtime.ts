@@ -77,6 +77,7 @@ import {
 import { ensureDemoTasks } from './demo-tasks';
 import { flowHttpFor } from './flow-http';
 import { LiveCalls } from './live-calls';
+import { createMetrics } from './metrics';
 import { RecordingWorker } from './recording-worker';
 import { type SipRuntime, startSipRuntime } from './sip-runtime';
 import { taskDialer } from './task-dialer';
@@ -292,16 +293,37 @@ export function createRuntime({
 
   const flowHttp = flowHttpFor(env);
 
-  const callDeps = (own: { clock: Clock; carrier: SimCarrier }): CallDeps => ({
-    ports,
-    clock: own.clock,
-    carrier: own.carrier,
-    flowHttp,
-    onError: (err, context) => log.warn({ err, context }, 'call step failed'),
-    onRecordingPending: () => void recordingWorker.kick(),
-  });
+  /** The logger of one call: every line it writes names the call and its project. */
+  const callLogger = (callId: string, projectId: string | null) => log.child({ callId, projectId });
 
   const live = new LiveCalls(repository, onError);
+  const metrics = createMetrics({
+    db,
+    clock,
+    callsInFlight: () => live.inFlight(),
+    sipRegistrations: () => sip?.registrationStates() ?? null,
+  });
+
+  /**
+   * What one call runs with. `callLog` is a function so a call whose project is learnt later
+   * (a SIP INVITE, once its number is looked up) logs with it from then on.
+   */
+  const callDeps = (
+    own: { clock: Clock; carrier: SimCarrier },
+    callLog: FastifyBaseLogger | (() => FastifyBaseLogger) = log,
+  ): CallDeps => {
+    const logger = typeof callLog === 'function' ? callLog : () => callLog;
+    return {
+      ports,
+      clock: own.clock,
+      carrier: own.carrier,
+      flowHttp,
+      onError: (err, context) => logger().warn({ err, context }, 'call step failed'),
+      onRecordingPending: () => void recordingWorker.kick(),
+      onTurn: (turn, config) => metrics.turn(turn, config),
+    };
+  };
+
   const requests = new CallRequestQueue(db, onError);
   const stopHandlers = new Set<() => void>();
   const running = new Set<Promise<unknown>>();
@@ -333,7 +355,7 @@ export function createRuntime({
   const seedingTasks = new Set<string>();
   const dialer: Dialer | null = hasEngine
     ? taskDialer({
-        store: createDialerStore(db, { calls: repository }),
+        store: metrics.instrumentDialerStore(createDialerStore(db, { calls: repository })),
         database,
         ports,
         clock,
@@ -345,12 +367,13 @@ export function createRuntime({
         run: (job, place) => {
           const own = simFor();
           const cancel = new AbortController();
-          const deps = callDeps(own);
+          const callLog = callLogger(job.callId, job.task.projectId);
+          const deps = callDeps(own, callLog);
           const line = sip;
           if (line) {
             // A task's caller number may be on a trunk: that call goes out on the real line.
             deps.carrier = line.route(own.carrier);
-            deps.legMedia = lineMedia(line);
+            deps.legMedia = lineMedia(line, callLog);
           }
           const call = keep(
             place(deps, {
@@ -358,7 +381,11 @@ export function createRuntime({
               shutdown: AbortSignal.any([job.signal, shutdown.signal]),
             }),
           );
-          live.add(job.callId, { projectId: job.task.projectId, hangUp: () => cancel.abort() }, call);
+          live.add(
+            job.callId,
+            { projectId: job.task.projectId, direction: 'outbound', hangUp: () => cancel.abort() },
+            call,
+          );
           return call;
         },
       })
@@ -402,8 +429,12 @@ export function createRuntime({
    * project's fallback voice behind it, the recogniser (or the project's primary) with the
    * project's fallback recogniser, and the project's timeouts (语音配置).
    */
-  function lineMedia(_line: SipRuntime): NonNullable<CallDeps['legMedia']> {
+  function lineMedia(
+    _line: SipRuntime,
+    callLog: FastifyBaseLogger | (() => FastifyBaseLogger),
+  ): NonNullable<CallDeps['legMedia']> {
     return async (projectId, speech) => {
+      const log = typeof callLog === 'function' ? callLog() : callLog;
       const settings = await ports.assistants.speechSettings(projectId).catch(() => speechSettings.parse({}));
       const onFallback = (kind: 'recognition' | 'synthesis', err: unknown) =>
         log.warn({ err, projectId, kind }, 'speech provider failed, fallback used');
@@ -469,13 +500,16 @@ export function createRuntime({
         return cachedSpeech;
       },
       recordingDir: path.join(env.dataDir, 'line-recordings'),
+      onInviteFinal: (direction, status) => metrics.sipInvite(direction, status),
     });
     sip = line;
     line.adapter.onInbound((offer) => {
+      let callLog = callLogger(offer.callId, null);
+      const currentLog = () => callLog;
       const deps: CallDeps = {
-        ...callDeps({ clock, carrier }),
+        ...callDeps({ clock, carrier }, currentLog),
         carrier: line.adapter,
-        legMedia: lineMedia(line),
+        legMedia: lineMedia(line, currentLog),
       };
       const cancel = new AbortController();
       const call = keep(
@@ -488,11 +522,16 @@ export function createRuntime({
       void ports.inbound
         .lookup(offer.to)
         .then((route) => {
-          if (route)
-            live.add(offer.callId, { projectId: route.projectId, hangUp: () => cancel.abort() }, call);
+          if (!route) return;
+          callLog = callLogger(offer.callId, route.projectId);
+          live.add(
+            offer.callId,
+            { projectId: route.projectId, direction: 'inbound', hangUp: () => cancel.abort() },
+            call,
+          );
         })
         .catch(() => undefined);
-      void call.catch((err) => log.error({ err, callId: offer.callId }, 'inbound SIP call failed'));
+      void call.catch((err) => callLog.error({ err }, 'inbound SIP call failed'));
     });
     log.info({ port: env.SIP_PORT, rtp: `${env.RTP_PORT_MIN}-${env.RTP_PORT_MAX}` }, 'SIP lines ready');
   }
@@ -512,11 +551,14 @@ export function createRuntime({
   async function runSimulated(
     projectId: string,
     callId: string,
+    direction: 'inbound' | 'outbound',
     start: (
       own: { clock: Clock; carrier: SimCarrier },
       signals: { signal: AbortSignal; shutdown: AbortSignal; onCreated: () => void },
+      callLog: FastifyBaseLogger,
     ) => Promise<unknown>,
   ): Promise<void> {
+    const callLog = callLogger(callId, projectId);
     const own = simFor();
     const cancel = new AbortController();
     let created!: () => void;
@@ -524,18 +566,22 @@ export function createRuntime({
       created = resolve;
     });
     const call = keep(
-      start(own, {
-        signal: AbortSignal.any([shutdown.signal, cancel.signal]),
-        shutdown: shutdown.signal,
-        onCreated: () => created(),
-      }),
+      start(
+        own,
+        {
+          signal: AbortSignal.any([shutdown.signal, cancel.signal]),
+          shutdown: shutdown.signal,
+          onCreated: () => created(),
+        },
+        callLog,
+      ),
     );
     const hangUp = () => {
       if (!own.carrier.hangUpRemote(callId)) cancel.abort(new Error('hung up while ringing'));
     };
-    live.add(callId, { projectId, hangUp }, call);
+    live.add(callId, { projectId, direction, hangUp }, call);
     await Promise.race([createdOnce, call]);
-    void call.catch((err) => log.error({ err, callId }, 'simulated call failed'));
+    void call.catch((err) => callLog.error({ err }, 'simulated call failed'));
   }
 
   /** 模拟通话: the assistant calls a simulated callee. */
@@ -544,9 +590,9 @@ export function createRuntime({
     const calleeNumber = request.calleeNumber || `1380000${String(randomInt(10_000)).padStart(4, '0')}`;
     const questions =
       request.persona === 'asks_question' ? await ports.knowledge.questions(loaded.config, 20) : [];
-    await runSimulated(projectId, callId, (own, signals) =>
+    await runSimulated(projectId, callId, 'outbound', (own, signals, callLog) =>
       placeCall(
-        callDeps(own),
+        callDeps(own, callLog),
         {
           projectId,
           assistantId: request.assistantId,
@@ -572,12 +618,12 @@ export function createRuntime({
     const loaded = await ports.assistants.forCall(projectId, request.assistantId, request.version);
     const questions =
       request.persona === 'asks_question' ? await ports.knowledge.questions(loaded.config, 20) : [];
-    await runSimulated(projectId, callId, (own, signals) => {
-      const deps = callDeps(own);
+    await runSimulated(projectId, callId, 'outbound', (own, signals, callLog) => {
+      const deps = callDeps(own, callLog);
       const line = sip;
       if (line) {
         deps.carrier = line.route(own.carrier);
-        deps.legMedia = lineMedia(line);
+        deps.legMedia = lineMedia(line, callLog);
       }
       return placeCall(
         deps,
@@ -616,10 +662,10 @@ export function createRuntime({
             .catch(() => [])
         : [];
     const callerNumber = request.callerNumber || `1390000${String(randomInt(10_000)).padStart(4, '0')}`;
-    await runSimulated(projectId, callId, async (own, signals) => {
+    await runSimulated(projectId, callId, 'inbound', async (own, signals, callLog) => {
       let answered: Promise<unknown> = Promise.resolve();
       const off = own.carrier.onInbound((offer) => {
-        if (offer.callId === callId) answered = answerCall(callDeps(own), offer, signals);
+        if (offer.callId === callId) answered = answerCall(callDeps(own, callLog), offer, signals);
       });
       try {
         await own.carrier.simulateInbound({
@@ -664,12 +710,12 @@ export function createRuntime({
       .limit(1);
     const callinLimit = limits?.hasBalance ? limits.concurrentCallin : DEFAULT_CALLIN_CAP;
     const callerNumber = request.callerNumber || `1390000${String(randomInt(10_000)).padStart(4, '0')}`;
-    await runSimulated(projectId, callId, async (own, signals) => {
+    await runSimulated(projectId, callId, 'inbound', async (own, signals, callLog) => {
       let answered: Promise<unknown> = Promise.resolve();
       const off = own.carrier.onInbound((offer) => {
         if (offer.callId !== callId) return;
         answered = runFlowCall(
-          callDeps(own),
+          callDeps(own, callLog),
           offer,
           { projectId, flowId, callinLimit, version: 'draft' },
           signals,
@@ -761,6 +807,8 @@ export function createRuntime({
     get trunks(): TrunkControl {
       return trunkControl();
     },
+    /** The Prometheus metrics of this process (runtime/metrics.ts), served at /metrics. */
+    metrics,
     /** SIP stack, media and screening counters; null without SIP. */
     sipStats: () => sip?.stats() ?? null,
 

@@ -39,6 +39,8 @@ export interface SipRuntime {
     recognizer: LegMedia['recognizer'],
   ): LegMedia;
   stats(): Record<string, number>;
+  /** Register trunks of this process by registration state (a trunk not yet reported is unregistered). */
+  registrationStates(): Record<string, number>;
   /**
    * True once draining began: OPTIONS (Kamailio's health pings) and new INVITEs get 503, so the
    * proxy sends new calls elsewhere while the calls in progress run to their end.
@@ -116,6 +118,8 @@ export async function startSipRuntime(options: {
   directory: TrunkDirectory;
   synthesizer: () => SpeechSynthesizer;
   recordingDir: string;
+  /** Every INVITE's final status, both ways (the INVITE outcome metrics). */
+  onInviteFinal?: (direction: 'inbound' | 'outbound', status: number | null) => void;
 }): Promise<SipRuntime> {
   const { env, clock, log, directory } = options;
   const port = env.SIP_PORT;
@@ -162,6 +166,7 @@ export async function startSipRuntime(options: {
       userAgent: 'CallPilot',
       screen: screening.screen,
       draining: () => draining,
+      onInviteFinal: options.onInviteFinal,
     },
   });
   const media = await MediaEngine.start({
@@ -374,6 +379,14 @@ export async function startSipRuntime(options: {
           return adapter.originate({ ...request, sip: route });
         },
       };
+    },
+    registrationStates() {
+      const states: Record<string, number> = {};
+      for (const trunkId of registrations.keys()) {
+        const state = live.get(trunkId)?.registration?.state ?? 'unregistered';
+        states[state] = (states[state] ?? 0) + 1;
+      }
+      return states;
     },
     stats: () => ({
       ...stack.stats(),

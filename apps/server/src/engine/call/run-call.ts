@@ -38,6 +38,8 @@ export interface CallDeps {
   flowHttp?: (request: FlowHttpRequest) => Promise<FlowHttpResult>;
   /** Sees each answered call's session result (the benchmarks read its per-turn overhead). */
   observe?: (callId: string, session: SessionResult) => void;
+  /** Sees each turn as it is recorded, with the assistant it ran on (provider latency metrics). */
+  onTurn?: (turn: CallTurn, config: AssistantConfig) => void;
 }
 
 /** What a line's media is made of: the voice that speaks, the recogniser that listens. */
@@ -192,7 +194,10 @@ export async function converse(deps: CallDeps, conversation: Conversation): Prom
           remoteNumber: conversation.remoteNumber,
           signal: conversation.signal,
         },
-        (turn) => io(ports.recorder.turn(projectId, callId, turn)),
+        (turn) => {
+          deps.onTurn?.(turn, config);
+          return io(ports.recorder.turn(projectId, callId, turn));
+        },
       );
       deps.observe?.(callId, session);
       endReason = session.endReason;

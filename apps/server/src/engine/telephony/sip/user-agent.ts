@@ -962,6 +962,7 @@ export class IncomingInvite {
     session.learnPeer(this.request);
     this.responded = true;
     this.transaction.respond(response);
+    this.ua.inviteFinished('inbound', 200);
     // The interval runs from the 2xx (RFC 4028 §10).
     session.runSessionTimer(this.timer?.timer ?? null);
     return this.ua.awaitAck(session, this.request, response, this.transaction);
@@ -974,10 +975,12 @@ export class IncomingInvite {
     this.responded = true;
     this.stopReliable();
     this.transaction.respond(buildResponse(this.request, status, reason, { toTag: this.localTag, headers }));
+    this.ua.inviteFinished('inbound', status);
   }
 
   /** The transaction layer answered the INVITE itself (408 after its limit): nothing more to send. */
   abandon(): void {
+    if (!this.responded) this.ua.inviteFinished('inbound', 408);
     this.finalSent = true;
     this.responded = true;
     this.stopReliable();
@@ -1009,6 +1012,11 @@ export interface SipUserAgentOptions {
    * would otherwise hold its media port and a slot of the trunk's cap forever. False turns them off.
    */
   sessionTimer?: SessionTimerConfig | false;
+  /**
+   * Told the final status of every INVITE: inbound, the one we sent; outbound, the one we got
+   * (null when none came: timeout, transport failure, cancelled before any provisional).
+   */
+  onInviteFinal?: (direction: 'inbound' | 'outbound', status: number | null) => void;
 }
 
 interface Retransmit {
@@ -1050,6 +1058,15 @@ export class SipUserAgent {
 
   now(): number {
     return this.port.timers.now();
+  }
+
+  /** An INVITE got its final status (see `onInviteFinal`); an observer's failure stays its own. */
+  inviteFinished(direction: 'inbound' | 'outbound', status: number | null): void {
+    try {
+      this.config.onInviteFinal?.(direction, status);
+    } catch {
+      // Counting must never break a call.
+    }
   }
 
   contact(): string {
@@ -1164,6 +1181,10 @@ export class SipUserAgent {
       const settle = (outcome: InviteOutcome) => {
         if (settled) return;
         settled = true;
+        this.inviteFinished(
+          'outbound',
+          outcome.answered ? outcome.response.status : outcome.response ? outcome.status : null,
+        );
         options.signal?.removeEventListener('abort', onAbort);
         resolve(outcome);
       };
@@ -1440,15 +1461,19 @@ export class SipUserAgent {
 
     switch (request.method) {
       case 'INVITE': {
+        const refuse = (status: number, reason: string, headers?: [string, string][]) => {
+          this.inviteFinished('inbound', status);
+          return respond(status, reason, headers);
+        };
         const refused = this.config.screen?.(request, source);
-        if (refused) return respond(refused.status, refused.reason);
-        if (!this.inviteHandler) return respond(480, 'Temporarily Unavailable');
-        if (!parseNameAddr(request.headers.get('Contact') ?? '')) return respond(400, 'Missing Contact');
+        if (refused) return refuse(refused.status, refused.reason);
+        if (!this.inviteHandler) return refuse(480, 'Temporarily Unavailable');
+        if (!parseNameAddr(request.headers.get('Contact') ?? '')) return refuse(400, 'Missing Contact');
         const unsupported = badExtension(request, this.extensions);
-        if (unsupported) return respond(420, 'Bad Extension', unsupported);
+        if (unsupported) return refuse(420, 'Bad Extension', unsupported);
         const timers = this.sessionTimers;
         const timer = timers ? negotiateAsUas(request.headers, timers) : null;
-        if (timer && !timer.accept) return respond(422, 'Session Interval Too Small', timer.headers);
+        if (timer && !timer.accept) return refuse(422, 'Session Interval Too Small', timer.headers);
         const invite = new IncomingInvite(this, request, transaction, source, timer);
         this.ringing.set(this.ringingKey(request), invite);
         // The layer answered 408 for us after its INVITE limit: the call is no longer ringing.
