@@ -13,6 +13,7 @@ import { batchTestRoutes } from './knowledge/batch-test.routes';
 import { knowledgeRoutes } from './knowledge/knowledge.routes';
 import { knowledgeTermsRoutes } from './knowledge/terms.routes';
 import { llmProvidersRoutes } from './llm-providers/llm-providers.routes';
+import { membersRoutes } from './members/members.routes';
 import type { ModuleOptions } from './module-options';
 import { numbersRoutes } from './numbers/numbers.routes';
 import { oemRoutes } from './oem/oem.routes';
@@ -44,6 +45,7 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   authRoutes,
   usersRoutes,
   projectsRoutes,
+  membersRoutes,
   oemRoutes,
   oidcRoutes,
   doNotCallRoutes,
