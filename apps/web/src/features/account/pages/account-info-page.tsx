@@ -3,7 +3,7 @@ import type { ReactNode } from 'react';
 import { useSearchParams } from 'react-router';
 import { useCurrentUser } from '@/lib/api/get-current-user';
 import { AccountBalancePanel } from '../components/account-balance-panel';
-import { AccountMembersTable } from '../components/account-members-table';
+import { AccountMembersSection } from '../components/account-members-section';
 import { AccountPasswordForm } from '../components/account-password-form';
 import { AccountProfileForm } from '../components/account-profile-form';
 
@@ -50,8 +50,8 @@ export function AccountInfoPage() {
           },
           {
             key: 'members',
-            label: '成员',
-            children: projectId ? <AccountMembersTable projectId={projectId} /> : NO_PROJECT,
+            label: '成员管理',
+            children: projectId ? <AccountMembersSection user={user} projectId={projectId} /> : NO_PROJECT,
           },
         ]}
       />
