@@ -163,6 +163,8 @@ export const currentUser = z
     displayName: z.string(),
     profile: z.string(),
     projects: z.array(projectSummary),
+    /** The role in the current (first) project, null without one: the console hides what it cannot do. */
+    role: projectRole.nullable(),
   })
   .meta({ id: 'CurrentUser' });
 export type CurrentUser = z.infer<typeof currentUser>;

@@ -11,6 +11,7 @@ export * from './flows';
 export * from './health';
 export * from './knowledge';
 export * from './knowledge-quality';
+export * from './members';
 export * from './net-address';
 export * from './oem';
 export * from './opendock';

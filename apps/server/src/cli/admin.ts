@@ -6,8 +6,10 @@ import {
   email as emailSchema,
   normalizePhone,
   OEM_LOGO_MAX_BYTES,
+  type ProjectRole,
   password as passwordSchema,
   phone as phoneSchema,
+  projectRole,
   SMS_TEMPLATE_TYPE_LABELS,
 } from '@callpilot/contracts';
 import { and, asc, desc, eq } from 'drizzle-orm';
@@ -37,7 +39,7 @@ const HELP = `Usage: npm run admin -- <command> [options]
 Commands:
   migrate                  create the database if needed and apply pending migrations
   users                    list users, their projects and roles
-  user:create --email E --password P [--name N] [--project NAME | --no-project] [--role owner|admin|member]
+  user:create --email E --password P [--name N] [--project NAME | --no-project] [--role owner|admin|member|readonly]
                            create a user. --project joins the one project of that name, or creates it;
                            without it a project "<name>的项目" is created; --role defaults to owner
                            (member when joining an existing project)
@@ -276,8 +278,8 @@ async function run(
       const email = check(emailSchema, need(values.email, '--email'), '--email').toLowerCase();
       const password = check(passwordSchema, need(values.password, '--password'), '--password');
       const role = values.role ?? undefined;
-      if (role !== undefined && !['owner', 'admin', 'member'].includes(role)) {
-        throw new UsageError('--role must be owner, admin or member');
+      if (role !== undefined && !projectRole.options.includes(role as ProjectRole)) {
+        throw new UsageError('--role must be owner, admin, member or readonly');
       }
       if (values.project !== undefined && flags['no-project']) {
         throw new UsageError('use either --project or --no-project, not both');
@@ -308,7 +310,7 @@ async function run(
           await tx.insert(projects).values({ id: projectId, name: projectName });
           await tx.insert(projectLimits).values({ projectId });
         }
-        const memberRole = (role ?? (joined ? 'member' : 'owner')) as 'owner' | 'admin' | 'member';
+        const memberRole = (role ?? (joined ? 'member' : 'owner')) as ProjectRole;
         await tx.insert(memberships).values({ projectId, userId, role: memberRole });
         return `${joined ? 'joining' : 'with new'} project "${projectName}" (${projectId}) as ${memberRole}`;
       });

@@ -15,6 +15,7 @@ import { batchTestRoutes } from './knowledge/batch-test.routes';
 import { knowledgeRoutes } from './knowledge/knowledge.routes';
 import { knowledgeTermsRoutes } from './knowledge/terms.routes';
 import { llmProvidersRoutes } from './llm-providers/llm-providers.routes';
+import { membersRoutes } from './members/members.routes';
 import type { ModuleOptions } from './module-options';
 import { numbersRoutes } from './numbers/numbers.routes';
 import { oemRoutes } from './oem/oem.routes';
@@ -51,6 +52,7 @@ export const modules: FastifyPluginAsync<ModuleOptions>[] = [
   sessionsRoutes,
   auditRoutes,
   projectsRoutes,
+  membersRoutes,
   oemRoutes,
   oidcRoutes,
   doNotCallRoutes,

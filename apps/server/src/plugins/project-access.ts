@@ -1,4 +1,4 @@
-import type { ProjectRole } from '@callpilot/contracts';
+import { canManageProject, type ProjectRole } from '@callpilot/contracts';
 import { and, eq } from 'drizzle-orm';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -27,11 +27,20 @@ declare module 'fastify' {
      * "Project is disabled" then.
      */
     allowDisabledProject?: boolean;
+    /**
+     * A non-GET project route that changes nothing (a search, a hit test, a simulation, an
+     * export, a read sent as POST): read-only members may call it. Every other write answers
+     * 403 to them here, so a route added later is closed to read-only without remembering to.
+     */
+    readOnlySafe?: boolean;
   }
 }
 
 export const PROJECT_ROUTE_PREFIX = '/api/project/:projectId/';
 export const PROJECT_DISABLED_MESSAGE = 'Project is disabled';
+
+export const READ_ONLY_MESSAGE = '只读成员不能修改项目数据';
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export const projectDisabled = () => new AppError(403, 'PROJECT_DISABLED', PROJECT_DISABLED_MESSAGE);
 
@@ -57,6 +66,8 @@ export const projectAccessPlugin = fp(
       if (!row) throw forbidden('无权访问该项目');
       req.project = row;
       if (row.disabled && !req.routeOptions.config.allowDisabledProject) throw projectDisabled();
+      if (row.role === 'readonly' && !READ_METHODS.has(req.method) && !req.routeOptions.config.readOnlySafe)
+        throw forbidden(READ_ONLY_MESSAGE);
     });
   },
   { name: 'project-access', dependencies: ['auth'] },
@@ -66,4 +77,10 @@ export const projectAccessPlugin = fp(
 export const requireProject = (req: FastifyRequest): ProjectAccess => {
   if (!req.project) throw forbidden('无权访问该项目');
   return req.project;
+};
+
+/** For settings routes (members, trunks, numbers, keys, webhooks, providers): owner and admin only. */
+export const requireManager = (project: ProjectAccess, message: string): ProjectAccess => {
+  if (!canManageProject(project.role)) throw forbidden(message);
+  return project;
 };

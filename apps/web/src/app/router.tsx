@@ -79,6 +79,10 @@ export const routes: RouteObject[] = [
         }),
       },
       {
+        path: paths.invite,
+        lazy: async () => ({ Component: (await import('@/features/account/pages/invite-page')).InvitePage }),
+      },
+      {
         // The authenticated shell is its own chunk, so the public pages never load the sidebar.
         lazy: async () => ({ Component: (await import('@/components/layout/app-shell')).AppShell }),
         children: sections.flatMap(sectionRoutes),

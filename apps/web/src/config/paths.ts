@@ -4,6 +4,8 @@ export const paths = {
   signup: '/signup',
   forgetPassword: '/forget-password',
   thirdLogin: '/third-login',
+  /** 接受邀请: a project invitation link from e-mail (public; accepting needs the invited account). */
+  invite: '/invite/:token',
   dashboard: '/dashboard',
   accountInfo: '/account-info',
   callRecord: '/call-record',

@@ -1,3 +1,4 @@
+import type { ProjectRole } from '@callpilot/contracts';
 import { create } from 'zustand';
 import { createJSONStorage, persist } from 'zustand/middleware';
 
@@ -14,6 +15,8 @@ export type UserInfo = {
   displayName: string;
   profile: string;
   projects: UserProject[];
+  /** The role in the current project; absent in a store persisted before roles were sent. */
+  role?: ProjectRole | null;
 };
 
 export const USER_STORE_KEY = 'user-store';

@@ -16,8 +16,8 @@ import {
 import { and, count, desc, eq, gte, isNull, lt, or } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { apiKeyRequests, apiKeys, users } from '../../db/schema';
-import { AppError, badRequest, conflict, forbidden, notFound } from '../../lib/errors';
-import type { ProjectAccess } from '../../plugins/project-access';
+import { AppError, badRequest, conflict, notFound } from '../../lib/errors';
+import { type ProjectAccess, requireManager } from '../../plugins/project-access';
 import { generateApiKey } from './api-key-secret';
 
 const DAY_MS = 24 * 3600_000;
@@ -39,7 +39,7 @@ export const apiKeyMessages = {
 } as const;
 
 export function requireKeyManager(project: ProjectAccess): void {
-  if (project.role === 'member') throw forbidden(apiKeyMessages.manage);
+  requireManager(project, apiKeyMessages.manage);
 }
 
 type Row = typeof apiKeys.$inferSelect;

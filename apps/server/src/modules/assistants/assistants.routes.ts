@@ -270,6 +270,7 @@ export const assistantsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app
         body: testChatRequest,
         response: failures,
       },
+      config: { readOnlySafe: true },
     },
     async (req, reply) => {
       const projectId = requireProject(req).id;

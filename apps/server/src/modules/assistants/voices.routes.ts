@@ -50,6 +50,7 @@ export const voicesRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { 
         params: projectIdParams,
         body: ttsPreviewRequest,
       },
+      config: { readOnlySafe: true },
     },
     async (req, reply) => {
       const { text, voice } = req.body;

@@ -59,6 +59,7 @@ export const flowSimulationRoutes: FastifyPluginAsyncZod<ModuleOptions> = async 
         body: flowSimulationStart,
         response: { 200: envelope(flowSimulationState), ...guarded, 409: errorEnvelope },
       },
+      config: { readOnlySafe: true },
     },
     async (req) => {
       const project = requireProject(req);
@@ -79,6 +80,7 @@ export const flowSimulationRoutes: FastifyPluginAsyncZod<ModuleOptions> = async 
         body: flowSimulationInput,
         response: { 200: envelope(flowSimulationState), ...guarded, 409: errorEnvelope },
       },
+      config: { readOnlySafe: true },
     },
     async (req) => {
       const project = requireProject(req);
@@ -98,6 +100,7 @@ export const flowSimulationRoutes: FastifyPluginAsyncZod<ModuleOptions> = async 
         params: simulationParams,
         response: { 200: envelope(z.null()), ...guarded },
       },
+      config: { readOnlySafe: true },
     },
     async (req) => {
       const project = requireProject(req);

@@ -292,6 +292,7 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app,
         body: hitTestRequest,
         response: { 200: envelope(hitTestResult), ...guarded },
       },
+      config: { readOnlySafe: true },
     },
     async (req) => {
       const projectId = requireProject(req).id;

@@ -3,9 +3,9 @@ import { and, asc, eq, inArray, isNotNull, isNull, ne, or, sql } from 'drizzle-o
 import type { Database } from '../../db/client';
 import { assistants, callFlows, callTasks, projectLimits, projectNumbers, sipTrunks } from '../../db/schema';
 import type { InboundRoutes } from '../../engine/call/ports';
-import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
+import { badRequest, conflict, notFound } from '../../lib/errors';
 import { normalizePhone } from '../../lib/phone';
-import type { ProjectAccess } from '../../plugins/project-access';
+import { type ProjectAccess, requireManager } from '../../plugins/project-access';
 import { assertBindableFlow } from '../flows/flows.service';
 
 type NumberRow = typeof projectNumbers.$inferSelect;
@@ -66,7 +66,7 @@ async function trunkOfProjectOrThrow(db: Database, projectId: string, trunkId: s
 
 /** Caller numbers are shown to every callee: only the project's owner and admins manage them. */
 export function assertCanManageNumbers(project: ProjectAccess): void {
-  if (project.role === 'member') throw forbidden('仅项目所有者或管理员可以管理外显号码');
+  requireManager(project, '仅项目所有者或管理员可以管理外显号码');
 }
 
 /** The stored form of a caller number (11-digit mobile or 0-prefixed landline), or a 400 naming the field. */

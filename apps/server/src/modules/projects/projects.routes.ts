@@ -72,7 +72,7 @@ export const projectsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, 
         params: projectIdParams,
         response: { 200: envelope(projectBalance), ...guarded },
       },
-      config: { allowDisabledProject: true },
+      config: { allowDisabledProject: true, readOnlySafe: true },
     },
     async (req) => ok(await getBalance(db, requireProject(req).id)),
   );

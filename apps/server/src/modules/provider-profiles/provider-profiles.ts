@@ -10,9 +10,9 @@ import {
   type synthesisProviders,
 } from '../../db/schema';
 import { ProviderError, type ProviderService, toProviderError } from '../../engine/brain/openai-client';
-import { AppError, conflict, forbidden, notFound } from '../../lib/errors';
+import { AppError, conflict, notFound } from '../../lib/errors';
 import { type AppSecret, decryptSecret, encryptSecret, SecretBoxError } from '../../lib/secret-box';
-import type { ProjectAccess } from '../../plugins/project-access';
+import { type ProjectAccess, requireManager } from '../../plugins/project-access';
 
 /**
  * What the project's provider profiles (模型配置, 语音识别配置, 语音合成配置) share: an endpoint with a key
@@ -39,7 +39,7 @@ export const MAX_PROFILES_PER_PROJECT = 20;
 
 /** Profiles hold paid keys and decide how calls run: only the project's owner and admins change them. */
 export function assertCanManage(project: ProjectAccess, kind: ProfileKind): void {
-  if (project.role === 'member') throw forbidden(`仅项目所有者或管理员可以管理${kind.label}`);
+  requireManager(project, `仅项目所有者或管理员可以管理${kind.label}`);
 }
 
 /** Short keys would be given away by their last four characters, so they get no hint. */

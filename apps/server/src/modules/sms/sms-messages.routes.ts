@@ -11,9 +11,8 @@ import {
 } from '@callpilot/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { forbidden } from '../../lib/errors';
 import { ok } from '../../lib/reply';
-import { requireProject } from '../../plugins/project-access';
+import { requireManager, requireProject } from '../../plugins/project-access';
 import type { ModuleOptions } from '../module-options';
 import { enqueueSms, listOptOuts, recordOptOut, removeOptOut } from './sms-send.service';
 
@@ -98,7 +97,7 @@ export const smsMessagesRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (ap
     },
     async (req) => {
       const project = requireProject(req);
-      if (project.role === 'member') throw forbidden('仅项目所有者或管理员可以将号码移出免打扰名单');
+      requireManager(project, '仅项目所有者或管理员可以将号码移出免打扰名单');
       await removeOptOut(db, project.id, req.params.phone);
       return ok(null);
     },

@@ -2,9 +2,9 @@ import type { SmsSettingsUpdateRequest, SmsSettingsView } from '@callpilot/contr
 import { eq } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { smsSettings } from '../../db/schema';
-import { badRequest, forbidden } from '../../lib/errors';
+import { badRequest } from '../../lib/errors';
 import { type AppSecret, decryptSecret, encryptSecret } from '../../lib/secret-box';
-import type { ProjectAccess } from '../../plugins/project-access';
+import { type ProjectAccess, requireManager } from '../../plugins/project-access';
 import type { AliyunCredentials, TencentCredentials } from './providers/types';
 
 /** What the encrypted column holds, per provider (the key ids are kept in it too: one box). */
@@ -16,7 +16,7 @@ type ProviderSettings = { sdkAppId?: string; region?: string; keyId?: string; qu
 
 /** Provider credentials are like trunk passwords: only the project's owner and admins handle them. */
 export function assertCanManageSmsSettings(project: ProjectAccess): void {
-  if (project.role === 'member') throw forbidden('仅项目所有者或管理员可以设置短信服务商');
+  requireManager(project, '仅项目所有者或管理员可以设置短信服务商');
 }
 
 const DEFAULT_VIEW: SmsSettingsView = {

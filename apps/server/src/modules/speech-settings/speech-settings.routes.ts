@@ -1,8 +1,7 @@
 import { envelope, errorEnvelope, projectIdParams, speechSettings } from '@callpilot/contracts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { forbidden } from '../../lib/errors';
 import { ok } from '../../lib/reply';
-import { requireProject } from '../../plugins/project-access';
+import { requireManager, requireProject } from '../../plugins/project-access';
 import type { ModuleOptions } from '../module-options';
 import { getSpeechSettings, saveSpeechSettings } from './speech-settings.service';
 
@@ -46,7 +45,7 @@ export const speechSettingsRoutes: FastifyPluginAsyncZod<ModuleOptions> = async 
     async (req) => {
       const project = requireProject(req);
       // The settings decide which paid endpoints every call falls back on.
-      if (project.role === 'member') throw forbidden('仅项目所有者或管理员可以修改语音配置');
+      requireManager(project, '仅项目所有者或管理员可以修改语音配置');
       return ok(await saveSpeechSettings(db, project.id, req.body));
     },
   );

@@ -13,9 +13,9 @@ import { and, asc, count, eq, inArray, ne } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { Database } from '../../db/client';
 import { projectNumbers, sipTrunks } from '../../db/schema';
-import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
+import { badRequest, conflict, notFound } from '../../lib/errors';
 import { type AppSecret, encryptSecret } from '../../lib/secret-box';
-import type { ProjectAccess } from '../../plugins/project-access';
+import { type ProjectAccess, requireManager } from '../../plugins/project-access';
 import type { TrunkControl } from '../../runtime/trunk-control';
 
 type WriteInput = z.output<typeof trunkWriteRequest>;
@@ -28,7 +28,7 @@ const trunkNotFound = () => notFound('线路不存在');
 
 /** Trunk credentials reach carriers' switches: only the project's owner and admins manage them. */
 export function assertCanManageTrunks(project: ProjectAccess): void {
-  if (project.role === 'member') throw forbidden('仅项目所有者或管理员可以管理线路');
+  requireManager(project, '仅项目所有者或管理员可以管理线路');
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { CurrentUser } from '@callpilot/contracts';
+import { type CurrentUser, canManageProject } from '@callpilot/contracts';
 import { asc, eq } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { memberships, projects, users } from '../../db/schema';
@@ -19,12 +19,13 @@ export async function getCurrentUser(
   }
   const first = rows[0];
   return {
-    isOwnerOrAdmin: first !== undefined && (first.role === 'owner' || first.role === 'admin'),
+    isOwnerOrAdmin: first !== undefined && canManageProject(first.role),
     id: user.id,
     email: user.email,
     displayName: user.displayName,
     profile: user.profile,
     projects: rows,
+    role: first?.role ?? null,
   };
 }
 

@@ -30,9 +30,9 @@ import {
 import type { VendorCloneStatus } from '../../engine/speech/voice-clone';
 import { createVolcengineVoiceClone } from '../../engine/speech/volcengine-voice-clone';
 import { readMono } from '../../engine/speech/wav';
-import { AppError, conflict, forbidden, notFound } from '../../lib/errors';
+import { AppError, conflict, notFound } from '../../lib/errors';
 import { type AppSecret, decryptSecret, SecretBoxError } from '../../lib/secret-box';
-import type { ProjectAccess } from '../../plugins/project-access';
+import { type ProjectAccess, requireManager } from '../../plugins/project-access';
 import { assertWithinLimit } from '../projects/limits';
 import { parseSampleFile, sampleUrl, verifySample } from './sample-url';
 
@@ -66,7 +66,7 @@ const invalid = (field: string, message: string) =>
 
 /** Cloning costs money at the vendor and fills a paid slot: owners and admins only. */
 export function assertCanClone(project: ProjectAccess): void {
-  if (project.role === 'member') throw forbidden('仅项目所有者或管理员可以复刻或删除声音');
+  requireManager(project, '仅项目所有者或管理员可以复刻或删除声音');
 }
 
 function toDto(row: Row): VoiceClone {

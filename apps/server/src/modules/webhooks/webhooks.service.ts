@@ -14,10 +14,10 @@ import {
 import { and, asc, count, desc, eq, gte, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema';
-import { badRequest, conflict, forbidden, notFound } from '../../lib/errors';
+import { badRequest, conflict, notFound } from '../../lib/errors';
 import { hostVerdict, type ResolveHost } from '../../lib/outbound-http';
 import { type AppSecret, decryptSecret, encryptSecret } from '../../lib/secret-box';
-import type { ProjectAccess } from '../../plugins/project-access';
+import { type ProjectAccess, requireManager } from '../../plugins/project-access';
 import { generateWebhookSecret } from './webhook-signing';
 
 /** Enough for every system a project connects; more is a script gone wrong. */
@@ -34,7 +34,7 @@ const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null
 
 /** Signing secrets reach receivers' code: only the project's owner and admins manage endpoints. */
 export function assertCanManageWebhooks(project: ProjectAccess): void {
-  if (project.role === 'member') throw forbidden('仅项目所有者或管理员可以管理 Webhook');
+  requireManager(project, '仅项目所有者或管理员可以管理 Webhook');
 }
 
 export const endpointNotFound = () => notFound('Webhook 接收地址不存在');

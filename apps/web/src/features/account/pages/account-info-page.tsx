@@ -6,7 +6,7 @@ import { ReviewsSection } from '@/entities/review/components/reviews-section';
 import { useCurrentUser } from '@/lib/api/get-current-user';
 import { AccountAuditLog } from '../components/account-audit-log';
 import { AccountBalancePanel } from '../components/account-balance-panel';
-import { AccountMembersTable } from '../components/account-members-table';
+import { AccountMembersSection } from '../components/account-members-section';
 import { AccountPasswordForm } from '../components/account-password-form';
 import { AccountProfileForm } from '../components/account-profile-form';
 import { AccountSessionsTable } from '../components/account-sessions-table';
@@ -54,8 +54,8 @@ export function AccountInfoPage() {
           },
           {
             key: 'members',
-            label: '成员',
-            children: projectId ? <AccountMembersTable projectId={projectId} /> : NO_PROJECT,
+            label: '成员管理',
+            children: projectId ? <AccountMembersSection user={user} projectId={projectId} /> : NO_PROJECT,
           },
           {
             key: 'reviews',

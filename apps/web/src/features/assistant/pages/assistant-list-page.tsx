@@ -22,6 +22,7 @@ import { Link, useNavigate } from 'react-router';
 import { FeatureUnavailableAlert } from '@/components/feature-unavailable-alert';
 import { paths } from '@/config/paths';
 import { useFeatureAvailable } from '@/hooks/use-feature-available';
+import { useCanWrite } from '@/hooks/use-project-role';
 import { useBalanceLimit } from '@/lib/api/get-balance-limit';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
 import { useDeleteAssistant } from '../api/delete-assistant';
@@ -68,6 +69,7 @@ export function AssistantListPage() {
     setPage(1);
   };
 
+  const canWrite = useCanWrite();
   const columns: TableColumnsType<AssistantSummary> = [
     {
       title: '名称',
@@ -121,40 +123,44 @@ export function AssistantListPage() {
     {
       title: '操作',
       width: 170,
-      render: (_, assistant) => (
-        <Space size={0}>
-          <Button
-            type="link"
-            size="small"
-            onClick={() => navigate(`/assistant/edit?id=${encodeURIComponent(assistant.id)}`)}
-          >
-            编辑
-          </Button>
-          <Tooltip title={createBlockedReason}>
+      // Read-only members open an assistant from its name; the editor itself is not theirs to save.
+      render: (_, assistant) =>
+        canWrite ? (
+          <Space size={0}>
             <Button
               type="link"
               size="small"
-              disabled={!canCreate}
-              onClick={() => navigate(`/assistant/copy?id=${encodeURIComponent(assistant.id)}`)}
+              onClick={() => navigate(`/assistant/edit?id=${encodeURIComponent(assistant.id)}`)}
             >
-              复制
+              编辑
             </Button>
-          </Tooltip>
-          <Popconfirm
-            title={`删除「${assistant.name}」？`}
-            description="删除后不可恢复，使用它的任务将无法再发起呼叫。"
-            okText="删除"
-            cancelText="取消"
-            okButtonProps={{ danger: true }}
-            // The request client has shown why a delete failed; the row simply stays.
-            onConfirm={() => remove.mutateAsync(assistant.id).catch(() => undefined)}
-          >
-            <Button type="link" size="small" danger>
-              删除
-            </Button>
-          </Popconfirm>
-        </Space>
-      ),
+            <Tooltip title={createBlockedReason}>
+              <Button
+                type="link"
+                size="small"
+                disabled={!canCreate}
+                onClick={() => navigate(`/assistant/copy?id=${encodeURIComponent(assistant.id)}`)}
+              >
+                复制
+              </Button>
+            </Tooltip>
+            <Popconfirm
+              title={`删除「${assistant.name}」？`}
+              description="删除后不可恢复，使用它的任务将无法再发起呼叫。"
+              okText="删除"
+              cancelText="取消"
+              okButtonProps={{ danger: true }}
+              // The request client has shown why a delete failed; the row simply stays.
+              onConfirm={() => remove.mutateAsync(assistant.id).catch(() => undefined)}
+            >
+              <Button type="link" size="small" danger>
+                删除
+              </Button>
+            </Popconfirm>
+          </Space>
+        ) : (
+          '-'
+        ),
     },
   ];
 
@@ -167,16 +173,20 @@ export function AssistantListPage() {
         <Space>
           <Button onClick={() => setDialog('providers')}>模型配置</Button>
           <Button onClick={() => navigate(paths.assistantSpeech)}>语音配置</Button>
-          <Tooltip title={createBlockedReason}>
-            <Button disabled={!canCreate} onClick={() => navigate('/assistant/template')}>
-              从模板创建
-            </Button>
-          </Tooltip>
-          <Tooltip title={createBlockedReason}>
-            <Button type="primary" disabled={!canCreate} onClick={() => navigate('/assistant/create')}>
-              新建小助手
-            </Button>
-          </Tooltip>
+          {canWrite && (
+            <Tooltip title={createBlockedReason}>
+              <Button disabled={!canCreate} onClick={() => navigate('/assistant/template')}>
+                从模板创建
+              </Button>
+            </Tooltip>
+          )}
+          {canWrite && (
+            <Tooltip title={createBlockedReason}>
+              <Button type="primary" disabled={!canCreate} onClick={() => navigate('/assistant/create')}>
+                新建小助手
+              </Button>
+            </Tooltip>
+          )}
         </Space>
       </header>
       <FeatureUnavailableAlert feature="assistant" />

@@ -5,6 +5,7 @@ import { toast } from 'sonner';
 import { useCallTags } from '@/entities/call/api/get-call-tags';
 import { CallGradeTag } from '@/entities/call/components/call-grade-tag';
 import { formatCallTime } from '@/entities/call/utils/call-format';
+import { useCanWrite } from '@/hooks/use-project-role';
 import { useUpdateCallGrade } from '../api/update-call-grade';
 import { useUpdateCallTags } from '../api/update-call-tags';
 
@@ -24,6 +25,7 @@ function TagsEditor({ projectId, call }: { projectId: string; call: CallDetail }
   const known = useCallTags(projectId);
   const save = useUpdateCallTags(projectId, call.id);
   const changed = tags.join('\n') !== call.tags.join('\n');
+  const canWrite = useCanWrite();
   return (
     <Space.Compact className="w-full">
       <Select
@@ -33,11 +35,12 @@ function TagsEditor({ projectId, call }: { projectId: string; call: CallDetail }
         placeholder="输入后回车添加标签"
         value={tags}
         maxCount={10}
+        disabled={!canWrite}
         onChange={(next: string[]) => setTags(next.map((tag) => tag.trim().slice(0, 20)).filter(Boolean))}
         options={(known.data ?? []).map((tag) => ({ value: tag, label: tag }))}
       />
       <Button
-        disabled={!changed}
+        disabled={!changed || !canWrite}
         loading={save.isPending}
         onClick={() => save.mutate(tags, { onSuccess: () => toast.success('标签已保存') })}
       >
@@ -49,6 +52,7 @@ function TagsEditor({ projectId, call }: { projectId: string; call: CallDetail }
 
 export function CallRecordAnalysis({ projectId, call }: { projectId: string; call: CallDetail }) {
   const regrade = useUpdateCallGrade(projectId, call.id);
+  const canWrite = useCanWrite();
   const fields = Object.entries(call.fields);
   return (
     <section
@@ -84,7 +88,7 @@ export function CallRecordAnalysis({ projectId, call }: { projectId: string; cal
           placeholder="选择人工评级"
           value={call.humanGrade ?? undefined}
           loading={regrade.isPending}
-          disabled={regrade.isPending}
+          disabled={regrade.isPending || !canWrite}
           options={gradeOptions}
           onChange={(value: string) =>
             regrade.mutate(value === CLEAR ? null : (value as IntentGrade), {

@@ -1,6 +1,7 @@
 import { fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { useQueryCacheStore } from '@/stores/query-cache-store';
+import { useUserStore } from '@/stores/user-store';
 import { ok } from '@/test/fake-server';
 import {
   emptyTaskCounts,
@@ -35,6 +36,26 @@ const listRequests = () => server?.requests.filter((request) => request.url === 
 const lastListParams = () => listRequests().at(-1)?.config.params as Record<string, unknown>;
 
 describe('call task list', () => {
+  it('hides 新建任务 and the row actions from a read-only member, keeping 详情', async () => {
+    useUserStore
+      .getState()
+      .setUserInfo({ ...useUserStore.getState().userInfo, isOwnerOrAdmin: false, role: 'readonly' });
+    server = serveApi({
+      ...common,
+      [`GET ${TASKS}`]: ok(
+        paged([makeTask(), makeTask({ id: 't2', name: '新学员邀约', state: 'draft' })], 2),
+      ),
+    });
+    renderCallTask('/call-task/list');
+
+    expect(await screen.findByText('新学员邀约')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: '新建任务' })).toBeNull();
+    for (const name of ['开始', '暂停', '停止', '删除', '复制', '编辑']) {
+      expect(screen.queryByRole('button', { name })).toBeNull();
+    }
+    expect(within(row('新学员邀约')).getByText('详情')).toBeTruthy();
+  });
+
   it('shows each task with its progress, rates and the actions its state allows', async () => {
     server = serveApi({
       ...common,

@@ -2,6 +2,7 @@ import type { TaskAction, TaskDetail, TaskState, TaskSummary } from '@callpilot/
 import { Button, Popconfirm } from 'antd';
 import type { ReactNode } from 'react';
 import { toast } from 'sonner';
+import { useCanWrite } from '@/hooks/use-project-role';
 import { useCopyCallTask } from '../api/copy-call-task';
 import { useDeleteCallTask } from '../api/delete-call-task';
 import { useRunCallTaskAction } from '../api/run-call-task-action';
@@ -55,6 +56,8 @@ export function CallTaskActions({ projectId, task, variant, onCopied, onDeleted,
 
   const act = (action: TaskAction) =>
     run.mutate({ taskId: task.id, action }, { onSuccess: () => toast.success(ACTION_DONE[action]) });
+  const canWrite = useCanWrite();
+  if (!canWrite) return <span className="flex flex-wrap gap-x-3">{leading}</span>;
 
   return (
     <span className={variant === 'link' ? 'flex flex-wrap gap-x-3' : 'flex flex-wrap gap-2'}>

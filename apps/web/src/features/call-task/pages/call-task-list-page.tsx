@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { FEATURE_UNAVAILABLE_TEXT, FeatureUnavailableAlert } from '@/components/feature-unavailable-alert';
 import { useFeatureAvailable } from '@/hooks/use-feature-available';
+import { useCanWrite } from '@/hooks/use-project-role';
 import { useListCache } from '@/lib/list-cache';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
 import { useCallTasks } from '../api/get-call-tasks';
@@ -19,6 +20,7 @@ export function CallTaskListPage() {
   const [filters, setFilters] = useState<CallTaskFilters>(() => cache.restored?.filters ?? {});
   const [page, setPage] = useState(() => cache.restored?.page ?? 1);
   const tasks = useCallTasks(projectId, { filters, page, pageSize: TASK_PAGE_SIZE });
+  const canWrite = useCanWrite();
 
   return (
     <main className="flex flex-col gap-6 p-6">
@@ -29,11 +31,13 @@ export function CallTaskListPage() {
             按设定的时段与重拨规则，用小助手批量呼叫联系人，进度实时更新。
           </p>
         </div>
-        <Tooltip title={available ? undefined : FEATURE_UNAVAILABLE_TEXT}>
-          <Button type="primary" disabled={!available} onClick={() => navigate(CALL_TASK_ADD_PATH)}>
-            新建任务
-          </Button>
-        </Tooltip>
+        {canWrite && (
+          <Tooltip title={available ? undefined : FEATURE_UNAVAILABLE_TEXT}>
+            <Button type="primary" disabled={!available} onClick={() => navigate(CALL_TASK_ADD_PATH)}>
+              新建任务
+            </Button>
+          </Tooltip>
+        )}
       </header>
       <FeatureUnavailableAlert feature="concurrentCallout" />
       <section className="flex flex-col gap-4 rounded-lg border border-gray-200 bg-white p-6">

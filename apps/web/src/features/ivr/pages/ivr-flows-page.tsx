@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { useNavigate } from 'react-router';
 import { toast } from 'sonner';
 import { ivrFlowEditPath } from '@/config/paths';
+import { useCanWrite } from '@/hooks/use-project-role';
 import { RequestError } from '@/lib/request';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
 import type { FlowListQuery } from '../api/flow-keys';
@@ -36,11 +37,12 @@ export function IvrFlowsPage() {
       },
     });
 
-  const createButton = (
+  const canWrite = useCanWrite();
+  const createButton = canWrite ? (
     <Button type="primary" onClick={() => dialogs.open({ type: 'create-flow' })}>
       新建流程
     </Button>
-  );
+  ) : null;
 
   return (
     <main className="flex flex-col gap-6 p-6">

@@ -3,6 +3,7 @@ import { useEffect } from 'react';
 import { useNavigate, useSearchParams } from 'react-router';
 import { FeatureUnavailableAlert } from '@/components/feature-unavailable-alert';
 import { useFeatureAvailable } from '@/hooks/use-feature-available';
+import { useCanWrite } from '@/hooks/use-project-role';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
 import { useKnowledgeBases } from '../api/get-knowledge-bases';
 import { KnowledgeBaseTable } from '../components/knowledge-base-table';
@@ -19,6 +20,7 @@ const positiveInt = (value: string | null, fallback: number) => {
 export function KnowledgeListPage() {
   const projectId = useUserStore(selectCurrentProjectId);
   const canCreate = useFeatureAvailable('knowledge');
+  const canWrite = useCanWrite();
   const dialogs = useKnowledgeDialogs();
   const navigate = useNavigate();
   // Page and keyword live in the URL, so coming back from a base's page returns to the same view.
@@ -54,9 +56,15 @@ export function KnowledgeListPage() {
         </div>
         <div className="flex gap-2">
           <Button onClick={() => navigate(KNOWLEDGE_TERMS_PATH)}>口语词典</Button>
-          <Button type="primary" disabled={!canCreate} onClick={() => dialogs.open({ type: 'create-base' })}>
-            新建知识库
-          </Button>
+          {canWrite && (
+            <Button
+              type="primary"
+              disabled={!canCreate}
+              onClick={() => dialogs.open({ type: 'create-base' })}
+            >
+              新建知识库
+            </Button>
+          )}
         </div>
       </header>
       <FeatureUnavailableAlert feature="knowledge" />
@@ -76,7 +84,7 @@ export function KnowledgeListPage() {
           data={bases.data ?? undefined}
           loading={bases.isPending && Boolean(projectId)}
           keyword={keyword}
-          canCreate={canCreate}
+          canCreate={canCreate && canWrite}
           onPageChange={(nextPage, nextPageSize) =>
             setQuery(nextPageSize !== pageSize ? { page: 1, pageSize: nextPageSize } : { page: nextPage })
           }

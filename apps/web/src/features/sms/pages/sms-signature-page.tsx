@@ -1,5 +1,6 @@
 import { Alert, Button } from 'antd';
 import { useState } from 'react';
+import { useCanWrite } from '@/hooks/use-project-role';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
 import { useSmsSignatures } from '../api/get-sms-signatures';
 import { type SmsSignatureDialog, SmsSignatureDialogs } from '../components/sms-signature-dialogs';
@@ -12,6 +13,7 @@ export function SmsSignaturePage() {
   const { params, setQuery } = useSmsListQuery();
   const signatures = useSmsSignatures(projectId, params);
   const [dialog, setDialog] = useState<SmsSignatureDialog | null>(null);
+  const canWrite = useCanWrite();
 
   return (
     <>
@@ -22,9 +24,11 @@ export function SmsSignaturePage() {
             签名是短信开头【】中的名称，标明发送方。新建签名并上传资质证明后提交审核，审核结果会显示在列表中；未通过时按原因修改后可重新提交，审核中可撤回。已通过的签名不能修改，如需变更请新建。
           </p>
         </div>
-        <Button type="primary" onClick={() => setDialog({ type: 'create' })}>
-          新建签名
-        </Button>
+        {canWrite && (
+          <Button type="primary" onClick={() => setDialog({ type: 'create' })}>
+            新建签名
+          </Button>
+        )}
       </header>
       {signatures.isError && (
         <Alert

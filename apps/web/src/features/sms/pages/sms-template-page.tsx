@@ -1,6 +1,7 @@
 import type { SmsTemplate } from '@callpilot/contracts';
 import { Alert, Button } from 'antd';
 import { useState } from 'react';
+import { useCanWrite } from '@/hooks/use-project-role';
 import { selectCurrentProjectId, useUserStore } from '@/stores/user-store';
 import { useSmsTemplates } from '../api/get-sms-templates';
 import { SmsStatusFilter } from '../components/sms-status-filter';
@@ -16,6 +17,7 @@ export function SmsTemplatePage() {
   const { params, setQuery } = useSmsListQuery();
   const templates = useSmsTemplates(projectId, params);
   const [editing, setEditing] = useState<Editing | null>(null);
+  const canWrite = useCanWrite();
 
   return (
     <>
@@ -27,9 +29,11 @@ export function SmsTemplatePage() {
             已通过的模板不能修改，如需变更请新建。
           </p>
         </div>
-        <Button type="primary" onClick={() => setEditing({ type: 'create' })}>
-          新建模板
-        </Button>
+        {canWrite && (
+          <Button type="primary" onClick={() => setEditing({ type: 'create' })}>
+            新建模板
+          </Button>
+        )}
       </header>
       {templates.isError && (
         <Alert
