@@ -144,7 +144,7 @@ const SNIFFED_NAMES: Record<SniffedType, string> = {
   wav: 'WAV 音频',
   mp3: 'MP3 音频',
   ole: '旧版 Office 文件（doc、xls）',
-  unknown: '无法识别的格式',
+  unknown: '文本或其他格式',
 };
 
 /** 「文件内容与扩展名不符」 with what the content really is, for a refusal message. */
