@@ -1,10 +1,11 @@
 import { type Browser, chromium } from 'playwright-core';
+import { watchCspViolations } from './csp';
 
 export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** Debian's Chromium, headless, with every background connection off: this machine has no internet. */
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
+export async function launchBrowser(): Promise<Browser> {
+  const browser = await chromium.launch({
     executablePath: chromiumPath,
     headless: true,
     args: [
@@ -18,4 +19,5 @@ export function launchBrowser(): Promise<Browser> {
       '--disable-dev-shm-usage',
     ],
   });
+  return watchCspViolations(browser);
 }

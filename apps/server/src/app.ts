@@ -29,6 +29,8 @@ import { registerErrorHandling } from './plugins/error-handler';
 import { inputGuardPlugin } from './plugins/input-guard';
 import { metricsPlugin } from './plugins/metrics';
 import { projectAccessPlugin } from './plugins/project-access';
+import { registerRateLimits } from './plugins/rate-limits';
+import { registerSecurityHeaders } from './plugins/security-headers';
 import { type Providers, providersFromEnv } from './providers';
 import { createRuntime, type Runtime, type RuntimeOptions } from './runtime/runtime';
 import type { TrunkControl } from './runtime/trunk-control';
@@ -130,6 +132,8 @@ export async function buildApp({
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(createSerializerCompiler({ verify: env.NODE_ENV !== 'production' }));
   registerErrorHandling(app);
+  // First, so every answer carries the headers: refusals by later hooks (401, 429) included.
+  await registerSecurityHeaders(app);
 
   await app.register(fastifyCompress, { threshold: 1024 });
   await app.register(fastifySwagger, {
@@ -190,6 +194,7 @@ export async function buildApp({
     await app.register(healthRoutes, options);
     return app;
   }
+  await registerRateLimits(app, database);
   // Ahead of the membership check, whose onRequest hook queries with the path's projectId.
   await app.register(inputGuardPlugin);
   await app.register(authPlugin, { database });

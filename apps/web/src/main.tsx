@@ -1,3 +1,5 @@
+// First: before any module builds or parses a schema (see the file).
+import '@/lib/zod-jitless';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router';

@@ -14,6 +14,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ok } from '../../lib/reply';
 import { requireUser } from '../../plugins/auth';
+import { publicRateLimit } from '../../plugins/rate-limits';
 import { recordAudit } from '../audit/audit.service';
 import type { ModuleOptions } from '../module-options';
 import { type ClientMeta, endAllSessions, login, refreshSession, register } from './auth.service';
@@ -54,6 +55,7 @@ export const authRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db
   app.post(
     '/auth/register',
     {
+      config: publicRateLimit('register'),
       schema: {
         tags,
         summary: '注册账号并登录（随后登记项目）',
@@ -67,6 +69,7 @@ export const authRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db
   app.post(
     '/auth/sms-captcha',
     {
+      config: publicRateLimit('sendCode'),
       schema: {
         tags,
         summary: '发送登录短信验证码（无论手机号是否注册，应答相同）',
@@ -127,6 +130,7 @@ export const authRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db
   app.post(
     '/auth/reset_password',
     {
+      config: publicRateLimit('sendCode'),
       schema: {
         tags,
         summary: '发送重置密码链接邮件（无论邮箱是否注册，应答相同）',
@@ -147,6 +151,7 @@ export const authRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db
   app.post(
     '/auth/reset_password_done',
     {
+      config: publicRateLimit('checkCode'),
       schema: {
         tags,
         summary: '通过邮件链接设置新密码，该用户的所有会话结束',

@@ -9,6 +9,7 @@ import ExcelJS from 'exceljs';
 import JSZip from 'jszip';
 import mammoth from 'mammoth';
 import Papa from 'papaparse';
+import { contentMismatchText, officeFileProblem, sniffType } from '../../lib/upload-content';
 import { ANSWER_HEADERS, QUESTION_HEADERS, structureText } from './structure';
 
 export const UNSUPPORTED_TYPE = '不支持的文件类型，仅支持 txt、md、pdf、docx、csv、xlsx';
@@ -74,21 +75,29 @@ export async function checkUpload(
   if (bytes.length === 0) return { ok: false, reason: EMPTY_FILE };
   switch (fileType) {
     case 'pdf':
-      if (!bytes.subarray(0, 5).equals(Buffer.from('%PDF-'))) {
-        return { ok: false, reason: `文件内容不是 PDF，${UNSUPPORTED_TYPE}` };
-      }
+      if (sniffType(bytes) !== 'pdf') return { ok: false, reason: `文件内容不是 PDF，${UNSUPPORTED_TYPE}` };
       break;
-    case 'docx':
+    case 'docx': {
+      // A zip is checked for a bomb before JSZip reads it; anything else gets the message below.
+      const bomb = sniffType(bytes) === 'zip' ? officeFileProblem(bytes, 'Word（docx）文档') : undefined;
+      if (bomb) return { ok: false, reason: bomb };
       if (!(await zipHas(bytes, 'word/document.xml'))) {
         return { ok: false, reason: `文件内容不是 Word（docx）文档，${UNSUPPORTED_TYPE}` };
       }
       break;
-    case 'xlsx':
+    }
+    case 'xlsx': {
+      // A zip is checked for a bomb before JSZip reads it; anything else gets the message below.
+      const bomb = sniffType(bytes) === 'zip' ? officeFileProblem(bytes, 'Excel（xlsx）表格') : undefined;
+      if (bomb) return { ok: false, reason: bomb };
       if (!(await zipHas(bytes, 'xl/workbook.xml'))) {
         return { ok: false, reason: `文件内容不是 Excel（xlsx）表格，${UNSUPPORTED_TYPE}` };
       }
       break;
+    }
     default: {
+      if (sniffType(bytes) !== 'unknown')
+        return { ok: false, reason: contentMismatchText(bytes, `${fileType} 文本`) };
       const text = decodeText(bytes);
       if (text === undefined)
         return { ok: false, reason: `文件不是 UTF-8 或 GBK 编码的文本，${UNSUPPORTED_TYPE}` };

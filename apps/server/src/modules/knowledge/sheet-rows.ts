@@ -1,6 +1,7 @@
 import ExcelJS from 'exceljs';
 import Papa from 'papaparse';
 import { badRequest } from '../../lib/errors';
+import { officeFileProblem } from '../../lib/upload-content';
 import { cellText } from '../tasks/import-parse';
 import { decodeText } from './parse';
 
@@ -29,8 +30,8 @@ export async function readSheetRows(fileName: string, bytes: Buffer, rule: strin
       rows.push({ n: i + 1, cells: cells.map((c) => String(c ?? '')) });
     });
   } else {
-    if (!isZip(bytes))
-      throw badRequest('字段 file：文件内容不是 Excel（.xlsx）表格，请确认文件类型后重新上传');
+    const problem = officeFileProblem(bytes, 'Excel（.xlsx）表格');
+    if (problem) throw badRequest(`字段 file：${problem}`);
     const workbook = new ExcelJS.Workbook();
     try {
       await workbook.xlsx.load(bytes as unknown as ArrayBuffer);

@@ -2,6 +2,7 @@ import { consoleConfig, envelope, errorEnvelope, oemInfo } from '@callpilot/cont
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ok } from '../../lib/reply';
+import { publicRateLimit } from '../../plugins/rate-limits';
 import type { ModuleOptions } from '../module-options';
 import { getOemInfo } from './oem.service';
 
@@ -16,10 +17,11 @@ export const oemRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db,
   app.get(
     '/api/console/config',
     {
+      config: publicRateLimit('oemLookup'),
       schema: {
         tags: ['品牌'],
         summary: '控制台所需的服务器配置（无需登录），如销售电话',
-        response: { 200: envelope(consoleConfig) },
+        response: { 200: envelope(consoleConfig), 429: errorEnvelope },
       },
     },
     async () => ok({ salesPhone: env.SALES_PHONE }),
@@ -28,11 +30,12 @@ export const oemRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db,
   app.get(
     '/api/oem/:host',
     {
+      config: publicRateLimit('oemLookup'),
       schema: {
         tags: ['品牌'],
         summary: '按域名查询贴牌信息（无需登录）',
         params: hostParams,
-        response: { 200: envelope(oemInfo), 400: errorEnvelope },
+        response: { 200: envelope(oemInfo), 400: errorEnvelope, 429: errorEnvelope },
       },
     },
     async (req) => ok(await getOemInfo(db, req.params.host)),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import {
@@ -155,17 +156,26 @@ export const smsReviewRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app,
       const kind = proofKind(file.bytes);
       if (!kind) throw badRequest('字段 file：证明文件须为 PNG、JPG 图片或 PDF 文档');
       const stored = path.join(env.dataDir, 'sms-proofs', project.id, `${req.params.id}.${kind}`);
+      // Written beside its place and moved there only once the row accepts it: a signature under
+      // review refuses a new proof (409), and must keep the very file its reviewer was sent.
+      const staging = `${stored}.${randomUUID()}.part`;
       await fs.mkdir(path.dirname(stored), { recursive: true });
-      await fs.writeFile(stored, file.bytes);
-      return ok(
-        await setSignatureProof(
+      await fs.writeFile(staging, file.bytes);
+      let signature: Awaited<ReturnType<typeof setSignatureProof>>;
+      try {
+        signature = await setSignatureProof(
           db,
           project.id,
           req.params.id,
           { path: stored, name: file.fileName.slice(0, 200) },
           now(),
-        ),
-      );
+        );
+      } catch (err) {
+        await fs.rm(staging, { force: true });
+        throw err;
+      }
+      await fs.rename(staging, stored);
+      return ok(signature);
     },
   );
   app.post(

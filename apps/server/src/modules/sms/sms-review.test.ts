@@ -1,6 +1,10 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: SMS templates write their variables as ${name}.
+import fs from 'node:fs';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, seedTwoProjects } from '../../../test/helpers';
+import { smsSignatures } from '../../db/schema';
 import { decideReview } from './sms-review.service';
 
 type TestApp = Awaited<ReturnType<typeof createTestApp>>;
@@ -152,6 +156,28 @@ describe('SMS templates (模板)', () => {
 });
 
 describe('SMS isolation', () => {
+  it('refuses a new proof while the signature is under review and keeps the file its reviewer has', async () => {
+    const id = (
+      await send('POST', `${base()}/signatures`, owner, { name: '审核中签名', source: 'app' })
+    ).json().data.id;
+    const url = `${base()}/signatures/${id}`;
+    expect((await upload(`${url}/proof`, PNG, '营业执照.png')).statusCode).toBe(200);
+    expect((await send('POST', `${url}/submit`)).json().data.status).toBe('reviewing');
+    const [row] = await t.db.select().from(smsSignatures).where(eq(smsSignatures.id, id));
+    const dir = path.dirname(row!.proofPath!);
+    const filesBefore = fs.readdirSync(dir).sort();
+
+    const replaced = await upload(`${url}/proof`, Buffer.from('%PDF-1.4\n%%EOF\n'), '新执照.pdf');
+    expect(replaced.statusCode).toBe(409);
+    expect(replaced.json().message).toBe('签名审核中，不能修改；请先撤回');
+    expect(fs.readFileSync(row!.proofPath!)).toEqual(PNG);
+    expect(fs.readdirSync(dir).sort()).toEqual(filesBefore);
+    expect((await send('GET', url)).json().data).toMatchObject({
+      proofName: '营业执照.png',
+      status: 'reviewing',
+    });
+  });
+
   it("keeps a project's signatures and templates to its members", async () => {
     const sig = (
       await send('POST', `${base()}/signatures`, owner, { name: '隔离测试', source: 'enterprise' })

@@ -2,6 +2,7 @@ import ExcelJS from 'exceljs';
 import Papa from 'papaparse';
 import { AppError, badRequest } from '../../lib/errors';
 import { normalizePhone } from '../../lib/phone';
+import { officeFileProblem } from '../../lib/upload-content';
 import { decodeText } from '../knowledge/parse';
 
 export const IMPORT_MAX_BYTES = 20 * 1024 * 1024;
@@ -72,7 +73,8 @@ export function cellText(value: ExcelJS.CellValue): string {
 }
 
 async function xlsxRows(bytes: Buffer): Promise<SheetRow[]> {
-  if (!isZip(bytes)) throw badRequest('文件内容不是 Excel（.xlsx）表格，请确认文件类型后重新上传');
+  const problem = officeFileProblem(bytes, 'Excel（.xlsx）表格');
+  if (problem) throw badRequest(`字段 file：${problem}`);
   const workbook = new ExcelJS.Workbook();
   try {
     await workbook.xlsx.load(bytes as unknown as ArrayBuffer);

@@ -14,6 +14,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ok } from '../../lib/reply';
 import { requireUser } from '../../plugins/auth';
+import { publicRateLimit } from '../../plugins/rate-limits';
 import { publicBaseUrl } from '../auth/auth.routes';
 import { changePassword, endAllSessions } from '../auth/auth.service';
 import {
@@ -91,6 +92,7 @@ export const usersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { d
   app.post(
     '/api/user/send_code',
     {
+      config: publicRateLimit('sendCode'),
       schema: {
         tags,
         summary: '找回密码：向邮箱或手机号发送验证码（无论账号是否存在，应答相同）',
@@ -104,6 +106,7 @@ export const usersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { d
   app.get(
     '/api/user/verify_code',
     {
+      config: publicRateLimit('checkCode'),
       schema: {
         tags,
         summary: '找回密码：校验验证码（不消耗，错误计入尝试次数）',
@@ -120,6 +123,7 @@ export const usersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { d
   app.post(
     '/api/user/reset_pwd',
     {
+      config: publicRateLimit('checkCode'),
       schema: {
         tags,
         summary: '找回密码：凭验证码设置新密码，该用户的所有会话结束',
