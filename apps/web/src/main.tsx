@@ -1,7 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router';
-import { AppProvider } from '@/app/provider';
+import { CoreProvider } from '@/app/core-provider';
 import { createAppRouter } from '@/app/router';
 import { setRequestNavigator } from '@/lib/request';
 import './index.css';
@@ -13,8 +13,8 @@ setRequestNavigator((to) => {
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <AppProvider>
+    <CoreProvider>
       <RouterProvider router={router} />
-    </AppProvider>
+    </CoreProvider>
   </StrictMode>,
 );
