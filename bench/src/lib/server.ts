@@ -99,7 +99,7 @@ export async function login(baseUrl: string): Promise<string> {
  * ready`): its calls and tasks made, none live, every recording mixed. A server still producing it spends a core on that, which would be
  * measured as the API's cost.
  */
-export async function demoSettled(baseUrl: string, token: string, timeoutMs = 300_000): Promise<number> {
+export async function demoSettled(baseUrl: string, token: string, timeoutMs = 600_000): Promise<number> {
   const started = performance.now();
   const headers = { authorization: `Bearer ${token}` };
   const get = async <T>(path: string): Promise<T> => {
