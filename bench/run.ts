@@ -1,7 +1,12 @@
 // `npm run bench [-- name...]`: builds what is stale, runs the selected benchmarks one after
-// another (never in parallel: they would compete for the same cores) and exits non-zero when
-// a budget fails or a benchmark cannot run.
+// another (never in parallel: they would compete for the same cores), each in a process of its
+// own, and exits non-zero when a budget fails or a benchmark cannot run. A process per benchmark
+// keeps one benchmark's heap, workers and timers out of the next one's figures (the engine's RSS
+// budget once read the knowledge benchmark's index as its own).
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { brainBenchmark } from './src/brain';
 import { bundleBenchmark } from './src/bundle';
 import { callsBenchmark, engineBenchmark } from './src/calls';
@@ -13,7 +18,7 @@ import { httpBenchmark } from './src/http';
 import { inboundBenchmark } from './src/inbound';
 import { knowledgeBenchmark } from './src/knowledge';
 import { knowledgeAnswersBenchmark } from './src/knowledge-answers';
-import { emergencyCleanup } from './src/lib/proc';
+import { atEmergency, emergencyCleanup } from './src/lib/proc';
 import type { BudgetResult } from './src/lib/report';
 import { ensureBuilt } from './src/lib/server';
 import { opendockBenchmark } from './src/opendock';
@@ -156,7 +161,44 @@ function usage(): string {
   return `usage: npm run bench [-- <name>...]\n\nbenchmarks (all when none is named):\n${list}`;
 }
 
+/** Where a child writes its verdicts, and the name of the benchmark it is to run. */
+const CHILD_VERDICTS = 'BENCH_CHILD_VERDICTS';
+const CHILD_NAME = 'BENCH_CHILD';
+
+/** In the child: runs one benchmark and hands its verdicts to the parent through a file. */
+async function runChild(name: string, verdictsFile: string): Promise<number> {
+  const b = benchmarks.find((x) => x.name === name);
+  if (!b) throw new Error(`unknown benchmark ${name}`);
+  const verdicts = await b.run();
+  fs.writeFileSync(verdictsFile, JSON.stringify(verdicts));
+  return 0;
+}
+
+/** Runs one benchmark in a fresh `tsx` process; its output goes straight to this terminal. */
+function runInChild(
+  name: string,
+  verdictsFile: string,
+): Promise<{ code: number | null; signal: string | null }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...process.execArgv, process.argv[1] as string], {
+      stdio: 'inherit',
+      env: { ...process.env, [CHILD_NAME]: name, [CHILD_VERDICTS]: verdictsFile },
+    });
+    // SIGTERM, not SIGKILL: the child then stops the servers it started (its own emergencyCleanup).
+    const forget = atEmergency(() => child.kill('SIGTERM'));
+    child.on('error', reject);
+    child.on('exit', (code, signal) => {
+      forget();
+      resolve({ code, signal });
+    });
+  });
+}
+
 async function main(): Promise<number> {
+  const childName = process.env[CHILD_NAME];
+  const childVerdicts = process.env[CHILD_VERDICTS];
+  if (childName && childVerdicts) return runChild(childName, childVerdicts);
+
   const args = process.argv.slice(2);
   if (args.includes('--help') || args.includes('-h') || args.includes('--list')) {
     console.log(usage());
@@ -173,20 +215,27 @@ async function main(): Promise<number> {
 
   const verdicts: BudgetResult[] = [];
   const crashed: string[] = [];
-  for (const b of selected) {
-    console.log(`\n== ${b.name}: ${b.about}`);
-    // Timings are only comparable on an otherwise idle machine; show how busy it was.
-    const [load1 = 0] = os.loadavg();
-    console.log(`  load average ${load1.toFixed(2)} on ${os.availableParallelism()} cores at start`);
-    const started = performance.now();
-    try {
-      verdicts.push(...(await b.run()));
-    } catch (err) {
-      // One broken benchmark must not hide the others' figures.
-      crashed.push(b.name);
-      console.log(`  ERROR ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-verdicts-'));
+  try {
+    for (const b of selected) {
+      console.log(`\n== ${b.name}: ${b.about}`);
+      // Timings are only comparable on an otherwise idle machine; show how busy it was.
+      const [load1 = 0] = os.loadavg();
+      console.log(`  load average ${load1.toFixed(2)} on ${os.availableParallelism()} cores at start`);
+      const started = performance.now();
+      const file = path.join(dir, `${b.name}.json`);
+      const { code, signal } = await runInChild(b.name, file);
+      if (code === 0 && fs.existsSync(file)) {
+        verdicts.push(...(JSON.parse(fs.readFileSync(file, 'utf8')) as BudgetResult[]));
+      } else {
+        // One broken benchmark must not hide the others' figures.
+        crashed.push(b.name);
+        console.log(`  ERROR ${b.name} exited with ${signal ?? `code ${code}`}`);
+      }
+      console.log(`  (${b.name} took ${((performance.now() - started) / 1000).toFixed(1)} s)`);
     }
-    console.log(`  (${b.name} took ${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 
   console.log('\n== summary');

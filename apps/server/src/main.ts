@@ -73,10 +73,7 @@ async function main() {
   app.log.info({ role: env.ROLE }, 'process role');
   if (env.demoEnabled && app.runtime.hasEngine) {
     // In the background: the console is usable at once, and the call list fills within seconds.
-    app.runtime
-      .ensureDemoCalls(env.demoEmail)
-      .then(() => app.runtime.ensureDemoTasks(env.demoEmail))
-      .catch((err) => app.log.warn({ err }, 'demo calls failed'));
+    app.runtime.produceDemoHistory(env.demoEmail).catch((err) => app.log.warn({ err }, 'demo calls failed'));
   }
 }
 

@@ -3,7 +3,7 @@ import '@/lib/zod-jitless';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router';
-import { AppProvider } from '@/app/provider';
+import { CoreProvider } from '@/app/core-provider';
 import { createAppRouter } from '@/app/router';
 import { setRequestNavigator } from '@/lib/request';
 import './index.css';
@@ -15,8 +15,8 @@ setRequestNavigator((to) => {
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <AppProvider>
+    <CoreProvider>
       <RouterProvider router={router} />
-    </AppProvider>
+    </CoreProvider>
   </StrictMode>,
 );

@@ -95,11 +95,11 @@ export async function login(baseUrl: string): Promise<string> {
 }
 
 /**
- * Waits until the demo project's background history is complete: its calls and tasks made, none
- * live, every recording mixed. A server still producing it spends a core on that, which would be
+ * Waits until the demo project's background history is complete (/healthz says `demoHistory:
+ * ready`): its calls and tasks made, none live, every recording mixed. A server still producing it spends a core on that, which would be
  * measured as the API's cost.
  */
-export async function demoSettled(baseUrl: string, token: string, timeoutMs = 300_000): Promise<number> {
+export async function demoSettled(baseUrl: string, token: string, timeoutMs = 600_000): Promise<number> {
   const started = performance.now();
   const headers = { authorization: `Bearer ${token}` };
   const get = async <T>(path: string): Promise<T> => {
@@ -110,6 +110,17 @@ export async function demoSettled(baseUrl: string, token: string, timeoutMs = 30
   const projectId = (await get<{ projects: { id: string }[] }>('/api/user/current')).projects[0]?.id;
   if (!projectId) throw new Error('the demo user has no project');
   let state = 'no answer yet';
+  // The server says when it is done (/healthz demoHistory); the list checks below confirm it.
+  for (;;) {
+    const history = (await get<{ demoHistory?: string }>('/healthz')).demoHistory;
+    if (history === 'ready') break;
+    if (history === 'failed') throw new Error('the server reports that producing the demo history failed');
+    if (history === 'off') throw new Error('the server runs without the demo: nothing to measure against');
+    if (performance.now() - started > timeoutMs) {
+      throw new Error(`the demo history was still ${history} after ${Math.round(timeoutMs / 1000)} s`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
   while (performance.now() - started < timeoutMs) {
     type Page = { total: number; items: { status: string; recording: string }[] };
     const calls: Page['items'] = [];

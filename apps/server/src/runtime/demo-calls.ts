@@ -1,3 +1,4 @@
+import { DEFAULT_WINDOWS } from '@callpilot/contracts';
 import { and, asc, count, eq, isNotNull, isNull, like, notLike } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import {
@@ -12,7 +13,7 @@ import {
 import { answerCall } from '../engine/call/answer-call';
 import { placeCall, SIM_CALLER_NUMBER } from '../engine/call/run-call';
 import { VirtualClock } from '../engine/clock';
-import { type CallingCalendar, inCallingWindow } from '../engine/dialer/calendar';
+import { type CallingCalendar, chinaDayStart, inCallingWindow } from '../engine/dialer/calendar';
 import { Random } from '../engine/telephony/sim/random';
 import { createSimCarrier, type SimTransferFailure } from '../engine/telephony/sim/sim-carrier';
 import { DEMO_PROJECT_NAME } from '../modules/demo/demo.service';
@@ -31,17 +32,35 @@ const MOBILE_PREFIXES = ['138', '139', '136', '135', '150', '151', '158', '186',
 export const demoCallId = (projectId: string, index: number) =>
   `demo-${String(index).padStart(3, '0')}-${projectId}`;
 
-/** A weekday working-hours moment `daysAgo` days back, in China time, never in the last hour. */
-function demoStart(rng: Random, now: number): number {
+/**
+ * When the demo's outbound calls may start: the calling windows its tasks run in (demoSettings in
+ * demo-tasks.ts), holidays skipped. History a real task could not have produced would teach a new
+ * user that the product calls people at lunch or at night.
+ */
+export const DEMO_OUTBOUND_HOURS: CallingCalendar = {
+  windows: DEFAULT_WINDOWS,
+  skipHolidays: true,
+  startDate: '2000-01-01',
+  endDate: '2999-12-31',
+};
+
+/**
+ * When customers call the service line: any day, 08:00–22:00 China time. The assistant answers
+ * around the clock, but a history of customers calling at 3 a.m. would not look like a real one.
+ */
+export const DEMO_INBOUND_MINUTES = { start: 8 * 60, end: 22 * 60 } as const;
+
+/** A moment in the last 30 days, in China time, never in the last hour: outbound inside the demo tasks' windows. */
+function demoStart(rng: Random, now: number, inbound: boolean): number {
   for (;;) {
     const daysAgo = rng.int(0, DEMO_CALL_DAYS - 1);
-    const chinaMidnight = Math.floor((now + CHINA_OFFSET_MS) / DAY_MS) * DAY_MS - CHINA_OFFSET_MS;
-    const day = chinaMidnight - daysAgo * DAY_MS;
-    const weekday = new Date(day + CHINA_OFFSET_MS).getUTCDay();
-    // Operations teams call on Saturdays too, but less.
-    if (weekday === 0 || (weekday === 6 && rng.chance(0.6))) continue;
-    const at = day + rng.int(9 * 60, 20 * 60 + 30) * 60_000 + rng.int(0, 59_999);
-    if (at < now - 3600_000) return at;
+    const day = chinaDayStart(now) - daysAgo * DAY_MS;
+    const minute = inbound
+      ? rng.int(DEMO_INBOUND_MINUTES.start, DEMO_INBOUND_MINUTES.end - 1)
+      : rng.int(9 * 60, 20 * 60 - 1);
+    const at = day + minute * 60_000 + rng.int(0, 59_999);
+    if (at >= now - 3600_000) continue;
+    if (inbound || inCallingWindow(DEMO_OUTBOUND_HOURS, at)) return at;
   }
 }
 
@@ -105,7 +124,7 @@ export async function seedDemoCalls(
     if (existing.has(callId)) continue;
     if (options.shouldStop?.()) break;
     const rng = new Random(`demo:${index}`);
-    const clock = new VirtualClock({ startAt: demoStart(rng, now) });
+    const clock = new VirtualClock({ startAt: demoStart(rng, now, isInbound(index)) });
     const carrier = createSimCarrier({ clock, seed: `demo:${index}`, questions });
     const deps = engine.callDeps({ clock, carrier });
     const customer = `${rng.pick(MOBILE_PREFIXES)}${String(rng.int(0, 99_999_999)).padStart(8, '0')}`;

@@ -1,5 +1,4 @@
 import type { TaskSettings } from '@callpilot/contracts';
-import { DEFAULT_WINDOWS } from '@callpilot/contracts';
 import chineseDays from 'chinese-days';
 import { and, eq, inArray, max } from 'drizzle-orm';
 import type { Database } from '../db/client';
@@ -11,7 +10,7 @@ import { Dialer } from '../engine/dialer/dialer';
 import { Random } from '../engine/telephony/sim/random';
 import { createSimCarrier } from '../engine/telephony/sim/sim-carrier';
 import { createDialerStore } from '../modules/tasks/dialer-store';
-import { demoAssistant, findDemoProject, knowledgeSettled } from './demo-calls';
+import { DEMO_OUTBOUND_HOURS, demoAssistant, findDemoProject, knowledgeSettled } from './demo-calls';
 import type { Runtime } from './runtime';
 
 /** What the demo seeding needs of the runtime. */
@@ -73,7 +72,8 @@ function demoSettings(
     callerNumbers: [],
     startDate: start,
     endDate: chinaDate((startAt ?? now) + 30 * DAY_MS),
-    windows: DEFAULT_WINDOWS,
+    // The same windows the demo's loose outbound calls keep to.
+    windows: DEMO_OUTBOUND_HOURS.windows,
     skipHolidays: true,
     concurrency: plan.concurrency,
     retryRules: {

@@ -63,29 +63,37 @@ export const routes: RouteObject[] = [
         lazy: async () => ({ Component: (await import('@/features/auth/pages/login-page')).LoginPage }),
       },
       {
-        path: paths.signup,
-        lazy: async () => ({ Component: (await import('@/features/auth/pages/signup-page')).SignupPage }),
-      },
-      {
-        path: paths.forgetPassword,
-        lazy: async () => ({
-          Component: (await import('@/features/auth/pages/forget-password-page')).ForgetPasswordPage,
-        }),
-      },
-      {
-        path: paths.thirdLogin,
-        lazy: async () => ({
-          Component: (await import('@/features/auth/pages/third-login-page')).ThirdLoginPage,
-        }),
-      },
-      {
-        path: paths.invite,
-        lazy: async () => ({ Component: (await import('@/features/account/pages/invite-page')).InvitePage }),
-      },
-      {
-        // The authenticated shell is its own chunk, so the public pages never load the sidebar.
-        lazy: async () => ({ Component: (await import('@/components/layout/app-shell')).AppShell }),
-        children: sections.flatMap(sectionRoutes),
+        // Every page but /login uses antd: its provider comes with them, in a chunk of its own.
+        lazy: async () => ({ Component: (await import('./antd-layout')).AntdLayout }),
+        children: [
+          {
+            path: paths.signup,
+            lazy: async () => ({ Component: (await import('@/features/auth/pages/signup-page')).SignupPage }),
+          },
+          {
+            path: paths.forgetPassword,
+            lazy: async () => ({
+              Component: (await import('@/features/auth/pages/forget-password-page')).ForgetPasswordPage,
+            }),
+          },
+          {
+            path: paths.thirdLogin,
+            lazy: async () => ({
+              Component: (await import('@/features/auth/pages/third-login-page')).ThirdLoginPage,
+            }),
+          },
+          {
+            path: paths.invite,
+            lazy: async () => ({
+              Component: (await import('@/features/account/pages/invite-page')).InvitePage,
+            }),
+          },
+          {
+            // The authenticated shell is its own chunk, so the public pages never load the sidebar.
+            lazy: async () => ({ Component: (await import('@/components/layout/app-shell')).AppShell }),
+            children: sections.flatMap(sectionRoutes),
+          },
+        ],
       },
       { path: '*', loader: () => redirect(paths.home), element: null },
     ],

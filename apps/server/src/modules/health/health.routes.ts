@@ -5,7 +5,10 @@ import type { ModuleOptions } from '../module-options';
 
 const startedAt = Date.now();
 
-export const healthRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { database, version }) => {
+export const healthRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (
+  app,
+  { database, version, runtime },
+) => {
   app.get(
     '/healthz',
     {
@@ -28,6 +31,7 @@ export const healthRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { 
         databaseKind: database.kind,
         uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
         version,
+        demoHistory: runtime.demoHistory,
       });
     },
   );

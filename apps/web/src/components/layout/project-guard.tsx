@@ -24,8 +24,10 @@ export function ProjectGuard({ children }: { children: ReactNode }) {
   return (
     <>
       {children}
-      {/* Unmounted once confirmed, so nothing of it lingers in the page. */}
-      {notActivated && !dismissed && (
+      {/* Unmounted once confirmed, so nothing of it lingers in the page. Held back until the
+          sales number is known: a dialog that fills in a moment later looks broken. Should the
+          number not load, the dialog still tells the user to contact sales. */}
+      {notActivated && !dismissed && !config.isPending && (
         <Modal
           open
           title="提示"
@@ -38,7 +40,11 @@ export function ProjectGuard({ children }: { children: ReactNode }) {
             </Button>
           }
         >
-          <p>{`您的项目尚未开通，请联系销售开通，销售电话：${config.data?.salesPhone ?? ''}`}</p>
+          <p>
+            {config.data?.salesPhone
+              ? `您的项目尚未开通，请联系销售开通，销售电话：${config.data.salesPhone}`
+              : '您的项目尚未开通，请联系销售开通'}
+          </p>
         </Modal>
       )}
     </>
