@@ -6,6 +6,7 @@ import { brainBenchmark } from './src/brain';
 import { bundleBenchmark } from './src/bundle';
 import { callsBenchmark, engineBenchmark } from './src/calls';
 import { dialerBenchmark } from './src/dialer';
+import { dialerRealBenchmark } from './src/dialer-real';
 import { flowBenchmark } from './src/flow';
 import { flowCallsBenchmark } from './src/flow-calls';
 import { flowEditorBenchmark } from './src/flow-editor';
@@ -22,6 +23,7 @@ import { sipBenchmark } from './src/sip';
 import { smsBatchBenchmark } from './src/sms-batch';
 import { smsRateBenchmark } from './src/sms-rate';
 import { smsRecordsBenchmark } from './src/sms-records';
+import { soakBenchmark } from './src/soak';
 import { speechBenchmark } from './src/speech';
 import { startupBenchmark } from './src/startup';
 import { webhooksBenchmark } from './src/webhooks';
@@ -81,6 +83,12 @@ const benchmarks: Benchmark[] = [
     run: dialerBenchmark,
   },
   {
+    name: 'dialer-real',
+    about:
+      'calls/s of the real path (placeCall: records, analysis, recordings) on PostgreSQL in real time with SIM_TIME_SCALE, 2,000 contacts at concurrency 200, against concurrency ÷ mean call time',
+    run: dialerRealBenchmark,
+  },
+  {
     name: 'inbound',
     about:
       'per-turn overhead p99 with 500 concurrent inbound calls, and no call admitted beyond concurrentCallin',
@@ -138,6 +146,12 @@ const benchmarks: Benchmark[] = [
     about:
       "the SMS sending worker through the Aliyun client never exceeds the provider's rate and uses most of it, against the unpaced machine",
     run: smsRateBenchmark,
+  },
+  {
+    name: 'soak',
+    about:
+      'a task at concurrency 200 on the simulated carrier for SOAK_MINUTES (default 60): server RSS trend and event-loop delay p99, sampled every 10 s',
+    run: soakBenchmark,
   },
 ];
 
