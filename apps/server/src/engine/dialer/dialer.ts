@@ -295,8 +295,6 @@ export class Dialer {
       }
     }
     if (pollSoon) return this.tickMs;
-    // A call ended during this tick: the loop runs another at once, so when to wake is moot.
-    if (this.woken) return this.tickMs;
     if (
       tasks.length === 0 &&
       this.live.size === 0 &&
