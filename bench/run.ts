@@ -11,6 +11,7 @@ import { brainBenchmark } from './src/brain';
 import { bundleBenchmark } from './src/bundle';
 import { callsBenchmark, engineBenchmark } from './src/calls';
 import { dialerBenchmark } from './src/dialer';
+import { dialerRealBenchmark } from './src/dialer-real';
 import { flowBenchmark } from './src/flow';
 import { flowCallsBenchmark } from './src/flow-calls';
 import { flowEditorBenchmark } from './src/flow-editor';
@@ -27,6 +28,7 @@ import { sipBenchmark } from './src/sip';
 import { smsBatchBenchmark } from './src/sms-batch';
 import { smsRateBenchmark } from './src/sms-rate';
 import { smsRecordsBenchmark } from './src/sms-records';
+import { soakBenchmark } from './src/soak';
 import { speechBenchmark } from './src/speech';
 import { startupBenchmark } from './src/startup';
 import { webhooksBenchmark } from './src/webhooks';
@@ -84,6 +86,12 @@ const benchmarks: Benchmark[] = [
     about:
       'contacts/s of the dialer, 10,000 contacts at concurrency 200, against concurrency ÷ mean call time',
     run: dialerBenchmark,
+  },
+  {
+    name: 'dialer-real',
+    about:
+      'calls/s of the real path (placeCall: records, analysis, recordings) on PostgreSQL in real time with SIM_TIME_SCALE, 2,000 contacts at concurrency 200, against concurrency ÷ mean call time',
+    run: dialerRealBenchmark,
   },
   {
     name: 'inbound',
@@ -144,6 +152,12 @@ const benchmarks: Benchmark[] = [
       "the SMS sending worker through the Aliyun client never exceeds the provider's rate and uses most of it, against the unpaced machine",
     run: smsRateBenchmark,
   },
+  {
+    name: 'soak',
+    about:
+      'a task at concurrency 200 on the simulated carrier for SOAK_MINUTES (default 60): server RSS trend and event-loop delay p99, sampled every 10 s',
+    run: soakBenchmark,
+  },
 ];
 
 // A child server left running would hold its port and DATA_DIR; kill it whatever ends the runner.
@@ -158,7 +172,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 
 function usage(): string {
   const list = benchmarks.map((b) => `  ${b.name.padEnd(8)} ${b.about}`).join('\n');
-  return `usage: npm run bench [-- <name>...]\n\nbenchmarks (all when none is named):\n${list}`;
+  return `usage: npm run bench [-- <name>...]\n\nbenchmarks (all but soak when none is named):\n${list}`;
 }
 
 /** Where a child writes its verdicts, and the name of the benchmark it is to run. */
@@ -209,7 +223,11 @@ async function main(): Promise<number> {
     console.error(`unknown benchmark: ${unknown.join(', ')}\n\n${usage()}`);
     return 2;
   }
-  const selected = args.length === 0 ? benchmarks : benchmarks.filter((b) => args.includes(b.name));
+  // The hour-long soak runs only when named.
+  const selected =
+    args.length === 0
+      ? benchmarks.filter((b) => b.name !== 'soak')
+      : benchmarks.filter((b) => args.includes(b.name));
 
   ensureBuilt();
 

@@ -25,6 +25,13 @@ export interface DatabaseHandle {
   notify(channel: string, payload: string): Promise<void>;
   /** Postgres LISTEN; resolves once subscribed, with a function that unsubscribes. */
   listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * The same database through connections of its own (`size` of them, opened on first use, named
+   * by `name`; closed with the handle): for a control path that must not wait in the pool's queue
+   * behind the bulk of the process's queries, as the dialer's claims would behind 200 calls'
+   * writes. PGlite has one connection: its own db.
+   */
+  lane(name: string, size: number): Database;
   close(): Promise<void>;
 }
 
@@ -102,6 +109,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   if (options.kind === 'postgres') {
     const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
     const listeners = new Set<pg.Client>();
+    const lanes = new Map<string, { pool: pg.Pool; db: Database }>();
     // An idle client that loses its connection must not crash the process.
     pool.on('error', () => {});
     const db = drizzlePg(pool, { schema }) as unknown as Database;
@@ -139,8 +147,19 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
           await client.end().catch(() => {});
         };
       },
+      lane(name, size) {
+        let lane = lanes.get(name);
+        if (!lane) {
+          const own = new pg.Pool({ connectionString: options.url, max: size });
+          own.on('error', () => {});
+          lane = { pool: own, db: drizzlePg(own, { schema }) as unknown as Database };
+          lanes.set(name, lane);
+        }
+        return lane.db;
+      },
       close: once(async () => {
         await Promise.all([...listeners].map((c) => c.end().catch(() => {})));
+        await Promise.all([...lanes.values()].map((l) => l.pool.end().catch(() => {})));
         await pool.end();
       }),
     };
@@ -176,6 +195,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
         if (!client.closed) await unsubscribe();
       };
     },
+    lane: () => db,
     close: once(async () => {
       try {
         if (!client.closed) await client.close();

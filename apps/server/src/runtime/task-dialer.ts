@@ -56,7 +56,11 @@ export function taskDialer(options: {
         loaded.catch(() => assistants.delete(key));
       }
       const assistant = await loaded;
-      return options.run(job, (deps, signals) =>
+      let lineFree!: (outcome: CallOutcome) => void;
+      const hungUp = new Promise<CallOutcome>((resolve) => {
+        lineFree = resolve;
+      });
+      const whole = options.run(job, (deps, signals) =>
         placeCall(
           deps,
           {
@@ -71,10 +75,15 @@ export function taskDialer(options: {
             contactId: contact.id,
             contactName: contact.name,
             ...signals,
+            onEnded: lineFree,
           },
           assistant,
         ),
       );
+      // The slot is the line: free at the hang-up. Analysis and the recording's queueing run on,
+      // handed to the dialer so the task still completes only after them.
+      const ended = await Promise.race([hungUp, whole]);
+      return { ...ended, afterCall: whole };
     },
   });
 }

@@ -77,6 +77,12 @@ export interface OutboundCall {
   shutdown?: AbortSignal;
   /** Told once the record exists, so a caller can answer with its id before the call ends. */
   onCreated?: (callId: string) => void;
+  /**
+   * Told once the hang-up is recorded, before the post-call pipeline (analysis, the session's
+   * actions, the recording's queueing): the line is free, so a dialer can reuse its slot while
+   * the rest runs.
+   */
+  onEnded?: (outcome: CallOutcome) => void;
 }
 
 /**
@@ -122,6 +128,7 @@ export async function placeCall(
     remoteNumber: call.calleeNumber,
     signal: call.signal,
     shutdown: call.shutdown,
+    onEnded: call.onEnded,
     connect: async () => {
       const media = deps.legMedia ? await io(deps.legMedia(call.projectId, assistant.config)) : undefined;
       let ringing: Promise<void> = Promise.resolve();
@@ -155,6 +162,8 @@ interface Conversation {
   remoteNumber: string;
   signal?: AbortSignal;
   shutdown?: AbortSignal;
+  /** The hang-up is recorded; the post-call pipeline follows. */
+  onEnded?: (outcome: CallOutcome) => void;
   /** Rings the other party (outbound) or picks up (inbound). */
   connect: () => Promise<{ leg: CallLeg } | { outcome: EndReason }>;
 }
@@ -220,6 +229,7 @@ export async function converse(deps: CallDeps, conversation: Conversation): Prom
     ? { number: session.transfer.number, at: new Date(session.transfer.at) }
     : null;
   await io(ports.recorder.end(projectId, callId, { endReason, hangupBy, endedAt, transfer }));
+  conversation.onEnded?.({ callId, endReason });
   await afterCall(deps, {
     projectId,
     callId,

@@ -32,7 +32,8 @@ export interface DialerOptions {
   /** Unique per process (and per Dialer): leases name their owner. */
   processId: string;
   /**
-   * Places one call; resolves when it ended. Must create the call record with `job.callId`, and
+   * Places one call; resolves when it ended (the hang-up; work after it may follow in
+   * `DialResult.afterCall`). Must create the call record with `job.callId`, and
    * record it as interrupted when `job.signal` cuts it off.
    */
   dial: (job: DialJob) => Promise<DialResult>;
@@ -98,6 +99,8 @@ export class Dialer {
   private readonly processCap: number;
   private readonly defaultProjectCap: number;
   private readonly live = new Map<string, LiveCall>();
+  /** Post-call work of calls whose slot is already free, by task: their task completes after it. */
+  private readonly trailing = new Map<string, Set<Promise<unknown>>>();
   private readonly callerNumbers: CallerNumberRotation;
   private readonly abort = new AbortController();
   private sleeper: AbortController | null = null;
@@ -153,7 +156,8 @@ export class Dialer {
     this.wake();
     await this.loop?.catch(() => {});
     const grace = this.options.stopGraceMs ?? 5000;
-    const all = () => Promise.allSettled([...this.live.values()].map((c) => c.promise));
+    const all = () =>
+      Promise.allSettled([...[...this.live.values()].map((c) => c.promise), ...this.trailingOf()]);
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), grace);
@@ -180,9 +184,32 @@ export class Dialer {
     this.sleeper?.abort();
   }
 
-  /** Resolves when this dialer has no live call. */
+  /** Resolves when this dialer has no live call and their post-call work is done. */
   async idle(): Promise<void> {
-    while (this.live.size) await Promise.allSettled([...this.live.values()].map((c) => c.promise));
+    while (this.live.size || this.trailing.size) {
+      await Promise.allSettled([...[...this.live.values()].map((c) => c.promise), ...this.trailingOf()]);
+    }
+  }
+
+  private trailingOf(taskId?: string): Promise<unknown>[] {
+    if (taskId !== undefined) return [...(this.trailing.get(taskId) ?? [])];
+    return [...this.trailing.values()].flatMap((set) => [...set]);
+  }
+
+  /** Keeps a call's post-call work until it settles, so its task does not complete before it. */
+  private trail(taskId: string, work: Promise<unknown>): void {
+    let set = this.trailing.get(taskId);
+    if (!set) {
+      set = new Set();
+      this.trailing.set(taskId, set);
+    }
+    const entry: Promise<unknown> = work
+      .catch((err) => this.options.log?.warn({ err, taskId }, 'work after a call failed'))
+      .finally(() => {
+        set.delete(entry);
+        if (set.size === 0 && this.trailing.get(taskId) === set) this.trailing.delete(taskId);
+      });
+    set.add(entry);
   }
 
   private io<T>(work: Promise<T>): Promise<T> {
@@ -317,7 +344,12 @@ export class Dialer {
   /** running → completed (all contacts final, or the end date passed with calls none live). */
   private async complete(task: DialTask, now: number, endDatePassed: boolean): Promise<void> {
     if (endDatePassed && (await this.store.hasDialingContacts(task.id))) return;
-    if (await this.store.completeTask(task.id, new Date(now))) {
+    // 已完成 means every call of it is fully written (analysis, recording queued), as before the
+    // slots were freed at the hang-up.
+    const trailing = this.trailingOf(task.id);
+    if (trailing.length > 0) await Promise.allSettled(trailing);
+    const at = trailing.length > 0 ? this.clock.now() : now;
+    if (await this.store.completeTask(task.id, new Date(at))) {
       this.options.onTaskChanged?.(task.projectId, task.id);
     }
   }
@@ -359,7 +391,9 @@ export class Dialer {
     const promise = (async () => {
       let endReason: EndReason;
       try {
-        endReason = (await this.options.dial(job)).endReason;
+        const result = await this.options.dial(job);
+        endReason = result.endReason;
+        if (result.afterCall) this.trail(task.id, result.afterCall);
       } catch (err) {
         this.options.log?.warn({ err, callId }, 'dial failed');
         endReason = 'failed';

@@ -50,6 +50,12 @@ export interface DialJob {
 export interface DialResult {
   callId: string;
   endReason: EndReason;
+  /**
+   * The call's work after the hang-up (analysis, actions, the recording's queueing), when `dial`
+   * resolved at the hang-up without waiting for it: the contact's slot is reused meanwhile, and
+   * its task completes only once this settled.
+   */
+  afterCall?: Promise<unknown>;
 }
 
 /** What a contact becomes after an attempt. */
