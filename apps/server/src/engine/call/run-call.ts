@@ -38,6 +38,8 @@ export interface CallDeps {
   flowHttp?: (request: FlowHttpRequest) => Promise<FlowHttpResult>;
   /** Sees each answered call's session result (the benchmarks read its per-turn overhead). */
   observe?: (callId: string, session: SessionResult) => void;
+  /** Real ms the brain may stay silent in a turn before the fallback line is said (default 8 s). */
+  brainSilenceBudgetMs?: number;
 }
 
 /** What a line's media is made of: the voice that speaks, the recogniser that listens. */
@@ -268,6 +270,7 @@ export async function talk(
       retrieve: async (query) =>
         config.knowledge.baseIds.length === 0 ? null : io(ports.knowledge.retrieve(projectId, config, query)),
       optOut: (phone, reason) => io(ports.doNotCall.optOut(projectId, phone, reason, call.callId)),
+      brainSilenceBudgetMs: deps.brainSilenceBudgetMs,
     },
     { onTurn },
   );
