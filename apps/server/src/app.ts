@@ -60,6 +60,8 @@ export interface BuildAppOptions {
   trunks?: TrunkControl;
   /** SMS vendors' endpoints and background job timing (tests point them at local fake servers). */
   sms?: RuntimeOptions['sms'];
+  /** The recording store's file operations (tests: a disk that is full). */
+  recordingFs?: RuntimeOptions['recordingFs'];
 }
 
 /** Query parameters that carry one-time codes or reset tokens (verify_code, /forget-password links). */
@@ -94,6 +96,7 @@ export async function buildApp({
   sleep,
   trunks,
   sms,
+  recordingFs,
 }: BuildAppOptions) {
   const app = Fastify({
     // A caller's logger options (a test's capture stream) keep the redaction below.
@@ -174,6 +177,7 @@ export async function buildApp({
     clock,
     trunks,
     sms,
+    recordingFs,
   });
   app.decorate('runtime', runtime);
   // Started once the app is ready (after migrations in main.ts) and stopped before the database

@@ -224,6 +224,8 @@ export const callDetail = callSummary
     transferredAt: z.iso.datetime().nullable(),
     variables: z.record(z.string(), z.string()),
     recordingDurationMs: z.number().int().nullable(),
+    /** Why a failed recording could not be kept (磁盘已满…); null unless recording is failed. */
+    recordingError: z.string().nullable(),
     /** The call flow that answered the call and the path it took; null for calls without one. */
     flow: callFlowPath.nullable(),
   })
