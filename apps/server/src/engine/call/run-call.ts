@@ -11,6 +11,7 @@ import { analyzeCall } from '../analysis/analyze';
 import { createBrain } from '../brain/create-brain';
 import type { Clock } from '../clock';
 import type { FlowHttpRequest, FlowHttpResult } from '../flow/types';
+import { persistently } from '../retry';
 import { runCallSession } from '../session/call-session';
 import type { SessionResult } from '../session/types';
 import type { CallLeg, LegMedia, TelephonyAdapter } from '../telephony/types';
@@ -175,6 +176,8 @@ export async function converse(deps: CallDeps, conversation: Conversation): Prom
   let endedAt = at();
   let session: SessionResult | null = null;
   let lineRecorded = false;
+  /** Turns whose write failed (the database restarting): the call goes on, they are written at its end. */
+  const unsaved: CallTurn[] = [];
   try {
     const connected = await conversation.connect();
     if ('outcome' in connected) {
@@ -194,7 +197,11 @@ export async function converse(deps: CallDeps, conversation: Conversation): Prom
           remoteNumber: conversation.remoteNumber,
           signal: conversation.signal,
         },
-        (turn) => io(ports.recorder.turn(projectId, callId, turn)),
+        (turn) =>
+          io(ports.recorder.turn(projectId, callId, turn)).catch((err) => {
+            unsaved.push(turn);
+            deps.onError?.(err, 'turn');
+          }),
       );
       deps.observe?.(callId, session);
       endReason = session.endReason;
@@ -216,7 +223,10 @@ export async function converse(deps: CallDeps, conversation: Conversation): Prom
   const transfer = session?.transfer?.ok
     ? { number: session.transfer.number, at: new Date(session.transfer.at) }
     : null;
-  await io(ports.recorder.end(projectId, callId, { endReason, hangupBy, endedAt, transfer }));
+  for (const turn of unsaved) await persistently(() => io(ports.recorder.turn(projectId, callId, turn)));
+  await persistently(() =>
+    io(ports.recorder.end(projectId, callId, { endReason, hangupBy, endedAt, transfer })),
+  );
   await afterCall(deps, {
     projectId,
     callId,
