@@ -64,6 +64,8 @@ export interface BuildAppOptions {
   trunks?: TrunkControl;
   /** SMS vendors' endpoints and background job timing (tests point them at local fake servers). */
   sms?: RuntimeOptions['sms'];
+  /** The recording store's file operations (tests: a disk that is full). */
+  recordingFs?: RuntimeOptions['recordingFs'];
 }
 
 /** Query parameters that carry one-time codes or reset tokens (verify_code, /forget-password links). */
@@ -98,6 +100,7 @@ export async function buildApp({
   sleep,
   trunks,
   sms,
+  recordingFs,
 }: BuildAppOptions) {
   const app = Fastify({
     // A caller's logger options (a test's capture stream) keep the redaction below.
@@ -180,6 +183,7 @@ export async function buildApp({
     clock,
     trunks,
     sms,
+    recordingFs,
   });
   app.decorate('runtime', runtime);
   // Every role serves its own metrics: a worker's calls and dialer are only visible there.

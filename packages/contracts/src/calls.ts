@@ -147,7 +147,9 @@ export const turnLatency = z.object({
   firstAudioMs: z.number().optional(),
   replyStartMs: z.number().optional(),
   /** A provider failed or was too slow in this turn and its fallback answered instead. */
-  fallbacks: z.array(z.enum(['recognition', 'synthesis'])).optional(),
+  fallbacks: z.array(z.enum(['recognition', 'synthesis', 'brain'])).optional(),
+  /** Why the brain gave no reply and the fallback line was said (timeout, provider error). */
+  brainError: z.string().optional(),
   /**
    * Part of retrievalMs the assistant's model spent rewriting the caller's words and re-ranking
    * the candidates (知识库大模型改写与重排); absent when it did not run.
@@ -222,6 +224,8 @@ export const callDetail = callSummary
     transferredAt: z.iso.datetime().nullable(),
     variables: z.record(z.string(), z.string()),
     recordingDurationMs: z.number().int().nullable(),
+    /** Why a failed recording could not be kept (磁盘已满…); null unless recording is failed. */
+    recordingError: z.string().nullable(),
     /** The call flow that answered the call and the path it took; null for calls without one. */
     flow: callFlowPath.nullable(),
   })

@@ -227,6 +227,13 @@ export const WEBHOOK_TIMEOUT_MS = 15_000;
 /** An endpoint whose deliveries failed without a success for this long is disabled. */
 export const WEBHOOK_DISABLE_AFTER_MS = 5 * 24 * 3600_000;
 export const WEBHOOK_SECRET_PREFIX = 'whsec_';
+/**
+ * Pending deliveries one endpoint may hold: beyond it (a receiver down or hanging for days while
+ * events keep coming) the oldest are dropped, so the outbox stays bounded; each dropped delivery
+ * stays in the log as failed with this reason, and the endpoint list counts them.
+ */
+export const WEBHOOK_PENDING_CAP = 10_000;
+export const WEBHOOK_DROPPED_ERROR = `待投递事件超过 ${WEBHOOK_PENDING_CAP} 条，最早的已丢弃，未再投递`;
 
 const webhookUrl = z
   .string({ error: '请输入接收地址' })
@@ -287,7 +294,13 @@ export const webhookEndpoint = z.object({
   previousSecretUntil: z.iso.datetime().nullable(),
   createdAt: z.iso.datetime(),
   /** Deliveries of the last 24 hours, for the list. */
-  recent: z.object({ succeeded: z.number().int(), failed: z.number().int(), pending: z.number().int() }),
+  recent: z.object({
+    succeeded: z.number().int(),
+    failed: z.number().int(),
+    pending: z.number().int(),
+    /** Of the failed: dropped unsent because the endpoint's backlog passed WEBHOOK_PENDING_CAP. */
+    dropped: z.number().int(),
+  }),
 });
 export type WebhookEndpoint = z.infer<typeof webhookEndpoint>;
 

@@ -112,6 +112,12 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const lanes = new Map<string, { pool: pg.Pool; db: Database }>();
     // An idle client that loses its connection must not crash the process.
     pool.on('error', () => {});
+    // Nor one checked out between two queries (a transaction awaiting its caller) when the server
+    // restarts: pg-pool only listens on idle clients, and an 'error' nobody hears kills the process.
+    // The query in progress fails on its own; the pool drops the broken client when it is released.
+    pool.on('connect', (client) => {
+      client.on('error', () => {});
+    });
     const db = drizzlePg(pool, { schema }) as unknown as Database;
     return {
       db,
@@ -133,18 +139,60 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       },
       notify: (channel, payload) => pool.query('SELECT pg_notify($1, $2)', [channel, payload]).then(() => {}),
       async listen(channel, onPayload) {
-        // LISTEN binds to one session, so it holds a dedicated client for as long as it lasts.
-        const client = new pg.Client({ connectionString: options.url });
-        client.on('error', () => {});
-        await client.connect();
-        client.on('notification', (msg) => {
-          if (msg.channel === channel) onPayload(msg.payload ?? '');
-        });
-        await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
-        listeners.add(client);
+        // LISTEN binds to one session, so it holds a dedicated client for as long as it lasts,
+        // and a new one when the server drops it (a restart): notifications resume by themselves.
+        let stopped = false;
+        let current: pg.Client | null = null;
+        const subscribe = async (): Promise<pg.Client> => {
+          const client = new pg.Client({ connectionString: options.url });
+          let lost = false;
+          const onLost = () => {
+            if (lost) return;
+            lost = true;
+            listeners.delete(client);
+            if (current === client) current = null;
+            client.end().catch(() => {});
+            if (!stopped) void resubscribe();
+          };
+          client.on('error', onLost);
+          client.on('end', onLost);
+          client.on('notification', (msg) => {
+            if (msg.channel === channel) onPayload(msg.payload ?? '');
+          });
+          try {
+            await client.connect();
+            await client.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+          } catch (err) {
+            lost = true;
+            client.end().catch(() => {});
+            throw err;
+          }
+          listeners.add(client);
+          current = client;
+          return client;
+        };
+        const resubscribe = async () => {
+          for (let delay = 200; !stopped; delay = Math.min(delay * 2, 5000)) {
+            await new Promise((resolve) => setTimeout(resolve, delay).unref());
+            if (stopped) return;
+            try {
+              const client = await subscribe();
+              if (stopped) await client.end().catch(() => {});
+              return;
+            } catch {
+              // Still unreachable: try again later.
+            }
+          }
+        };
+        await subscribe();
         return async () => {
-          listeners.delete(client);
-          await client.end().catch(() => {});
+          stopped = true;
+          const client = current;
+          current = null;
+          if (client) {
+            listeners.delete(client);
+            await client.end().catch(() => {});
+          }
         };
       },
       lane(name, size) {

@@ -618,7 +618,10 @@ export const calls = pgTable(
     recordingSource: text('recording_source', { enum: ['mix', 'line'] })
       .notNull()
       .default('mix'),
-    /** Key in the recording store (DATA_DIR/recordings on disk). */
+    /**
+     * Key in the recording store (DATA_DIR/recordings on disk) once ready; while `recording` is
+     * failed, why it failed (磁盘已满，录音未能保存), since a failed recording has no key.
+     */
     recordingKey: text('recording_key'),
     recordingDurationMs: integer('recording_duration_ms'),
     /**

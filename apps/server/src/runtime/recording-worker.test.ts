@@ -4,10 +4,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { inArray } from 'drizzle-orm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createTestDatabase, seedUser, testEnv } from '../../test/helpers';
+import { createTestDatabase, loginAs, seedUser, testEnv } from '../../test/helpers';
 import { buildApp } from '../app';
 import type { DatabaseHandle } from '../db/client';
 import { calls, callTurns } from '../db/schema';
+import type { RecordingFs } from '../engine/recording/store';
 
 /**
  * Two processes with recording workers on one database (two apps here, as on PostgreSQL behind a
@@ -171,9 +172,100 @@ describe('recording worker and a real line’s WAV', () => {
       .from(calls)
       .where(inArray(calls.id, [line, simulated]));
     const byId = new Map(rows.map((r) => [r.id, r]));
-    expect(byId.get(line)).toMatchObject({ recording: 'failed', recordingKey: null });
+    expect(byId.get(line)).toMatchObject({ recording: 'failed', recordingKey: '线路录音文件缺失' });
     expect(fs.existsSync(path.join(dataDir, 'recordings', `${projectId}/${line}.wav`))).toBe(false);
     // The same transcript on the simulated carrier is mixed as ever.
     expect(byId.get(simulated)).toMatchObject({ recording: 'ready' });
+  }, 60_000);
+});
+
+describe('a recording disk that is full', () => {
+  /**
+   * The real file operations, except that while `full` every write goes to /dev/full: the kernel
+   * answers ENOSPC exactly as a full disk does, with no mount needed.
+   */
+  function fillableDisk() {
+    const disk = { full: false };
+    const port: RecordingFs = {
+      mkdir: (dir, options) => fs.promises.mkdir(dir, options),
+      rename: (from, to) => fs.promises.rename(from, to),
+      rm: (file, options) => fs.promises.rm(file, options),
+      writeFile: async (file, data) => {
+        if (!disk.full) return fs.promises.writeFile(file, data);
+        // What a full disk leaves: the part file exists, its write fails.
+        await fs.promises.writeFile(file, '');
+        await fs.promises.writeFile('/dev/full', data);
+      },
+    };
+    return { disk, port };
+  }
+
+  it('keeps the call, marks its recording failed with the reason, shows 磁盘已满 on /healthz until a write succeeds', async () => {
+    database = await createTestDatabase();
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'recording-disk-full-'));
+    const { projectId } = await seedUser(database.db, { email: 'disk@example.com' });
+    const { disk, port } = fillableDisk();
+    const app = await buildApp({
+      database,
+      env: testEnv({ DATA_DIR: dataDir }),
+      logger: false,
+      recordingFs: port,
+    });
+    apps.push(app);
+    await app.ready();
+    const health = async () => {
+      const res = await app.inject({ method: 'GET', url: '/healthz' });
+      return { code: res.statusCode, data: res.json().data };
+    };
+    expect((await health()).data).toMatchObject({ status: 'ok', recordings: { ok: true, reason: null } });
+
+    disk.full = true;
+    const id = await pendingCall(database.db, projectId);
+    await app.runtime.drainRecordings();
+
+    const auth = await loginAs(app, 'disk@example.com');
+    const detail = await app.inject({
+      method: 'GET',
+      url: `/api/project/${projectId}/calls/${id}`,
+      headers: auth,
+    });
+    expect(detail.statusCode).toBe(200);
+    expect(detail.json().data).toMatchObject({
+      status: 'ended',
+      endReason: 'completed',
+      recording: 'failed',
+      recordingError: '磁盘已满，录音未能保存',
+    });
+    expect(detail.json().data.turns.map((t: { text: string }) => t.text)).toEqual([
+      '您好，这里是星河宽带。',
+      '你好。',
+    ]);
+    // Nothing half-written is left taking space.
+    const projectDir = path.join(dataDir, 'recordings', projectId);
+    expect(fs.existsSync(projectDir) ? fs.readdirSync(projectDir) : []).toEqual([]);
+    const degraded = await health();
+    // Still 200: the process serves and calls go on; restarting it frees no space.
+    expect(degraded.code).toBe(200);
+    expect(degraded.data).toMatchObject({
+      status: 'degraded',
+      database: 'ok',
+      recordings: { ok: false, reason: '磁盘已满' },
+    });
+    expect(Date.parse(degraded.data.recordings.since)).not.toBeNaN();
+
+    // Space is freed: the next recording is stored and the state clears.
+    disk.full = false;
+    const next = await pendingCall(database.db, projectId);
+    await app.runtime.drainRecordings();
+    const [row] = await database.db
+      .select()
+      .from(calls)
+      .where(inArray(calls.id, [next]));
+    expect(row).toMatchObject({ recording: 'ready' });
+    expect(fs.existsSync(path.join(projectDir, `${next}.wav`))).toBe(true);
+    expect((await health()).data).toMatchObject({
+      status: 'ok',
+      recordings: { ok: true, reason: null, since: null },
+    });
   }, 60_000);
 });

@@ -7,7 +7,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/client';
 import { callTurns } from '../db/schema';
 import { mixRecording } from '../engine/recording/mix';
-import type { RecordingStore } from '../engine/recording/store';
+import { type RecordingStore, recordingFailureReason } from '../engine/recording/store';
 import type { SpeechSynthesizer } from '../engine/speech/types';
 import { offlineVoiceFor } from '../engine/speech/voices';
 import { callVoice } from '../modules/assistants/call-config';
@@ -134,7 +134,7 @@ export class RecordingWorker {
         // the process that ran the call): a mix of synthesised turns would pass off a
         // re-enactment as the real call, so the call says it has no recording.
         log.warn({ callId: row.id, projectId: row.projectId, file: line }, 'line recording missing');
-        await calls.recordingFailed(row.projectId, row.id, owner);
+        await calls.recordingFailed(row.projectId, row.id, owner, '线路录音文件缺失');
         return;
       }
       const voice = await callVoice(db, row.projectId, row.assistantId, row.assistantVersion);
@@ -169,7 +169,7 @@ export class RecordingWorker {
       });
     } catch (err) {
       log.warn({ err, callId: row.id, projectId: row.projectId }, 'recording mix failed');
-      await calls.recordingFailed(row.projectId, row.id, owner).catch(() => {});
+      await calls.recordingFailed(row.projectId, row.id, owner, recordingFailureReason(err)).catch(() => {});
     }
   }
 }

@@ -18,7 +18,7 @@ import type { CallPorts } from '../engine/call/ports';
 import { type CallDeps, placeCall, SIM_CALLER_NUMBER } from '../engine/call/run-call';
 import { type Clock, systemClock } from '../engine/clock';
 import type { Dialer } from '../engine/dialer/dialer';
-import { LocalRecordingStore, type RecordingStore } from '../engine/recording/store';
+import { LocalRecordingStore, type RecordingFs, type RecordingStore } from '../engine/recording/store';
 import { cachedSynthesizer } from '../engine/speech/cache';
 import { createEspeakSynthesizer } from '../engine/speech/espeak';
 import { recognizerWithFallback } from '../engine/speech/fallback';
@@ -97,6 +97,8 @@ export interface RuntimeOptions {
   clock?: Clock;
   /** The SIP trunks' control; the simulated carrier's (no trunk can work) unless given. */
   trunks?: TrunkControl;
+  /** The recording store's file operations (tests: a disk that is full). */
+  recordingFs?: RecordingFs;
   /** SMS vendors' endpoints (tests: local fake servers, private addresses allowed) and job timing. */
   sms?: {
     endpoints?: { aliyun?: SmsEndpoint; tencent?: SmsEndpoint };
@@ -168,6 +170,7 @@ export function createRuntime({
   clock: given,
   trunks,
   sms: smsOptions,
+  recordingFs,
 }: RuntimeOptions) {
   const { db } = database;
   const role: Role = env.ROLE;
@@ -190,7 +193,10 @@ export function createRuntime({
     webhooks: new CallWebhooks(outbox, { secret, publicUrl }),
     onStatsDirty: () => rollupWorker.wake(),
   });
-  const recordings: RecordingStore = new LocalRecordingStore(path.join(env.dataDir, 'recordings'));
+  const recordings: RecordingStore = new LocalRecordingStore(
+    path.join(env.dataDir, 'recordings'),
+    recordingFs,
+  );
   const webhookSender = createWebhookSender({ allowPrivate: env.WEBHOOK_ALLOW_PRIVATE });
   /** Delivers the outbox where the engine runs; any process replays one delivery on request. */
   const webhookDispatcher = new WebhookDispatcher({

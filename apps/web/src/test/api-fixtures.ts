@@ -89,6 +89,7 @@ export function makeCallDetail(overrides: Partial<CallDetail> = {}): CallDetail 
     transferredAt: null,
     variables: {},
     recordingDurationMs: null,
+    recordingError: null,
     ...overrides,
   };
 }

@@ -172,3 +172,54 @@ describe('after the call', () => {
     expect(memory.calls.get('out-2')?.endReason).toBe('interrupted');
   });
 });
+
+describe('an LLM provider that fails mid-call', () => {
+  let server: OpenAICompatibleServer;
+  beforeAll(async () => {
+    server = await startOpenAICompatibleServer();
+  });
+  afterAll(() => server.close());
+
+  it('answers 500 or hangs: the fallback line is said, the turn records why, the call goes on', async () => {
+    const analysis = { content: '{"grade":"C","reason":"一般","summary":"回访","fields":{}}' };
+    const answer = { content: '好的，我们的套餐每月一百元。' };
+    // Turn 1: 500 twice (the client retries a 5xx once). Turn 2: no answer within the budget.
+    server.enqueue({ status: 500 }, { status: 500 }, { delayMs: 20_000, content: '太迟了' });
+    server.replyWith((request) => (request.body.tools ? answer : analysis));
+    const cfg = config();
+    const { callPorts, memory } = ports({
+      providerUrl: server.baseUrl,
+      cfg: { ...cfg, brain: { ...cfg.brain, providerId: 'provider-1' } },
+    });
+    const { deps, clock } = depsWith(callPorts, 3);
+    // Above the client's one retry of a 5xx (about half a second later), far below the hang.
+    deps.brainSilenceBudgetMs = 2500;
+    const outcome = await clock.run(
+      placeCall(deps, {
+        projectId: 'p1',
+        assistantId: 'a1',
+        callerNumber: '02160880000',
+        calleeNumber: '13800138000',
+        persona: 'interested',
+        callId: 'llm-fails',
+      }),
+    );
+    expect(outcome.endReason).not.toBe('failed');
+    expect(memory.calls.get('llm-fails')).toMatchObject({ status: 'ended' });
+    const replies = (memory.turns.get('llm-fails') ?? []).filter((t) => t.latency !== null);
+    const fallbackLine = cfg.conversation.fallbackReply;
+    expect(replies[0]).toMatchObject({
+      speaker: 'assistant',
+      text: fallbackLine,
+      latency: { fallbacks: ['brain'], brainError: '模型服务暂时不可用（HTTP 500），请稍后再试' },
+    });
+    expect(replies[1]).toMatchObject({
+      text: fallbackLine,
+      latency: { fallbacks: ['brain'], brainError: '模型服务 2.5 秒内未开始回答' },
+    });
+    // The model's late words are never said; the next turn is the model's again.
+    expect(replies.map((t) => t.text)).not.toContain('太迟了');
+    expect(replies[2]).toMatchObject({ text: answer.content });
+    expect(replies[2]?.latency?.fallbacks).toBeUndefined();
+  });
+});

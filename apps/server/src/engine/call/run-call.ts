@@ -11,6 +11,7 @@ import { analyzeCall } from '../analysis/analyze';
 import { createBrain } from '../brain/create-brain';
 import type { Clock } from '../clock';
 import type { FlowHttpRequest, FlowHttpResult } from '../flow/types';
+import { persistently } from '../retry';
 import { runCallSession } from '../session/call-session';
 import type { SessionResult } from '../session/types';
 import type { CallLeg, LegMedia, TelephonyAdapter } from '../telephony/types';
@@ -40,6 +41,8 @@ export interface CallDeps {
   observe?: (callId: string, session: SessionResult) => void;
   /** Sees each turn as it is recorded, with the assistant it ran on (provider latency metrics). */
   onTurn?: (turn: CallTurn, config: AssistantConfig) => void;
+  /** Real ms the brain may stay silent in a turn before the fallback line is said (default 8 s). */
+  brainSilenceBudgetMs?: number;
 }
 
 /** What a line's media is made of: the voice that speaks, the recogniser that listens. */
@@ -184,6 +187,8 @@ export async function converse(deps: CallDeps, conversation: Conversation): Prom
   let endedAt = at();
   let session: SessionResult | null = null;
   let lineRecorded = false;
+  /** Turns whose write failed (the database restarting): the call goes on, they are written at its end. */
+  const unsaved: CallTurn[] = [];
   try {
     const connected = await conversation.connect();
     if ('outcome' in connected) {
@@ -205,7 +210,10 @@ export async function converse(deps: CallDeps, conversation: Conversation): Prom
         },
         (turn) => {
           deps.onTurn?.(turn, config);
-          return io(ports.recorder.turn(projectId, callId, turn));
+          return io(ports.recorder.turn(projectId, callId, turn)).catch((err) => {
+            unsaved.push(turn);
+            deps.onError?.(err, 'turn');
+          });
         },
       );
       deps.observe?.(callId, session);
@@ -228,7 +236,10 @@ export async function converse(deps: CallDeps, conversation: Conversation): Prom
   const transfer = session?.transfer?.ok
     ? { number: session.transfer.number, at: new Date(session.transfer.at) }
     : null;
-  await io(ports.recorder.end(projectId, callId, { endReason, hangupBy, endedAt, transfer }));
+  for (const turn of unsaved) await persistently(() => io(ports.recorder.turn(projectId, callId, turn)));
+  await persistently(() =>
+    io(ports.recorder.end(projectId, callId, { endReason, hangupBy, endedAt, transfer })),
+  );
   conversation.onEnded?.({ callId, endReason });
   await afterCall(deps, {
     projectId,
@@ -283,6 +294,7 @@ export async function talk(
       retrieve: async (query) =>
         config.knowledge.baseIds.length === 0 ? null : io(ports.knowledge.retrieve(projectId, config, query)),
       optOut: (phone, reason) => io(ports.doNotCall.optOut(projectId, phone, reason, call.callId)),
+      brainSilenceBudgetMs: deps.brainSilenceBudgetMs,
     },
     { onTurn },
   );

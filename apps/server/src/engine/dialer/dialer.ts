@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { EndReason } from '@callpilot/contracts';
 import type { Clock } from '../clock';
+import { persistently } from '../retry';
 import { pastEndDate } from './calendar';
 import {
   CallerNumberRotation,
@@ -395,8 +396,10 @@ export class Dialer {
         endReason = result.endReason;
         if (result.afterCall) this.trail(task.id, result.afterCall);
       } catch (err) {
+        // placeCall settles what goes wrong on the call itself; what escapes it is the system
+        // failing (its record could not be written): an interruption, retried by the rules.
         this.options.log?.warn({ err, callId }, 'dial failed');
-        endReason = 'failed';
+        endReason = 'interrupted';
       }
       if (this.killed) return;
       // Cut off by our own shutdown, not by the callee: a system interruption, retried by the rules.
@@ -422,7 +425,8 @@ export class Dialer {
   ): Promise<void> {
     const now = this.clock.now();
     const outcome = contactOutcome(task.settings, endReason, lease.attempt, now, this.options.retryTimeScale);
-    await this.store.settleContact(lease, { outcome, callId, endReason }, new Date(now));
+    // Lost, the outcome would leave the contact to crash recovery, which would dial it again.
+    await persistently(() => this.store.settleContact(lease, { outcome, callId, endReason }, new Date(now)));
     if (!(await this.store.hasOpenContacts(task.id))) await this.complete(task, now, false);
     this.options.onTaskChanged?.(task.projectId, task.id);
   }

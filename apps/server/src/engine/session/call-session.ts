@@ -21,6 +21,13 @@ const DEFAULTS = assistantConversation.parse({});
 /** Said before the fallback when the human desk did not pick up. */
 export const TRANSFER_FAILED_LINE = '抱歉，人工客服暂时无法接通。';
 
+/**
+ * How long the brain may stay silent (before its first word, and between words) before the turn
+ * gives up on it and says the fallback line: a caller hears dead air after about this long, and
+ * hangs up not long after. Real time: the provider is real even on a simulated clock.
+ */
+export const BRAIN_SILENCE_BUDGET_MS = 8000;
+
 const elapsedSince = (start: number) => Math.round((performance.now() - start) * 10) / 10;
 
 const line = (value: string, fallback: string) => (value.trim() ? value : fallback);
@@ -280,6 +287,22 @@ export async function runCallSession(
         sentences.push(sentence);
       };
       let optingOut: Promise<void> | null = null;
+      // The call's abort stops the brain; so does the turn's own budget, without ending the call.
+      const turnAbort = new AbortController();
+      const stopTurn = () => turnAbort.abort(brainAbort.signal.reason);
+      brainAbort.signal.addEventListener('abort', stopTurn, { once: true });
+      /** Why the brain gave no reply this turn (timeout, provider error); the turn records it. */
+      const brainFailure: { reason: string | null } = { reason: null };
+      const budgetMs = deps.brainSilenceBudgetMs ?? BRAIN_SILENCE_BUDGET_MS;
+      let budget: NodeJS.Timeout | undefined;
+      const armBudget = () => {
+        clearTimeout(budget);
+        budget = setTimeout(() => {
+          brainFailure.reason = `模型服务 ${Math.round(budgetMs / 100) / 10} 秒内未${firstTokenAt === null ? '开始回答' : '继续回答'}`;
+          turnAbort.abort(new Error('brain silence budget'));
+        }, budgetMs);
+      };
+      armBudget();
       const stream = brain.turn({
         config,
         history: [...history],
@@ -289,12 +312,14 @@ export async function runCallSession(
           ? { verdict: lookup.verdict, confidence: lookup.confidence, threshold: lookup.threshold }
           : null,
         turnIndex,
-        signal: brainAbort.signal,
+        signal: turnAbort.signal,
       });
       meter.pause();
       try {
         for await (const event of stream) {
           meter.resume();
+          if (turnAbort.signal.aborted) break;
+          armBudget();
           if (event.type === 'delta') {
             firstTokenAt ??= performance.now();
             reply += event.text;
@@ -312,23 +337,34 @@ export async function runCallSession(
           meter.pause();
         }
         meter.resume();
-        if (sentences) {
+        if (sentences && brainFailure.reason === null) {
           const rest = cutter.flush();
           if (rest) speakSentence(rest);
         }
+      } catch (err) {
+        meter.resume();
+        // The call's own end (hang-up, shutdown) is handled below; a provider failing is not the
+        // call's failure: the caller hears the fallback line and the conversation goes on.
+        if (aborted || lineGone()) throw err;
+        brainFailure.reason ??= err instanceof Error && err.message ? err.message : '模型服务出错';
       } finally {
+        clearTimeout(budget);
+        brainAbort.signal.removeEventListener('abort', stopTurn);
         // The leg stops waiting for sentences whatever happened to the brain.
         sentences?.end();
       }
+      // A reply cut off mid-way is not said; a leg that streamed sentences already said them.
+      if (brainFailure.reason !== null && !out.speaking) reply = '';
       history.push({ role: 'user', content: utterance });
       const brainMs = elapsedSince(brainStart);
       meter.pause();
       const streamed: StreamedPlayResult | null = out.speaking ? await out.speaking : null;
       if (optingOut) await optingOut;
       meter.resume();
-      const fallbacks: ('recognition' | 'synthesis')[] = [];
+      const fallbacks: NonNullable<TurnLatency['fallbacks']> = [];
       if (heard.fallback) fallbacks.push('recognition');
       if (streamed?.fallback) fallbacks.push('synthesis');
+      if (brainFailure.reason !== null) fallbacks.push('brain');
       const latency: TurnLatency = {
         recognitionMs: heard.recognitionMs,
         retrievalMs,
@@ -337,6 +373,7 @@ export async function runCallSession(
         synthesisMs: 0,
         ...(heard.endpointMs !== undefined ? { endpointMs: heard.endpointMs } : {}),
         ...(fallbacks.length ? { fallbacks } : {}),
+        ...(brainFailure.reason !== null ? { brainError: brainFailure.reason } : {}),
         ...(lookup?.rewriteMs != null ? { rewriteMs: lookup.rewriteMs } : {}),
         ...(lookup?.rerankMs != null ? { rerankMs: lookup.rerankMs } : {}),
       };

@@ -20,6 +20,8 @@ export interface SessionDeps {
   retrieve: (query: string) => Promise<KnowledgeLookup | null>;
   /** Adds the callee's number to the project's do-not-call list (opt-out). */
   optOut: (phone: string, reason: string) => Promise<void>;
+  /** Real ms the brain may stay silent before the turn says the fallback line (default 8 s). */
+  brainSilenceBudgetMs?: number;
 }
 
 export interface SessionInput {

@@ -357,10 +357,16 @@ export class CallRepository implements CallRecorder {
     return rows.length > 0;
   }
 
-  async recordingFailed(projectId: string, callId: string, worker: string): Promise<void> {
+  /** The recording could not be made or kept; `reason` is shown on the call (磁盘已满…). */
+  async recordingFailed(projectId: string, callId: string, worker: string, reason: string): Promise<void> {
     const rows = await this.db
       .update(calls)
-      .set({ recording: 'failed', recordingLeaseOwner: null, recordingLeaseUntil: null })
+      .set({
+        recording: 'failed',
+        recordingKey: reason,
+        recordingLeaseOwner: null,
+        recordingLeaseUntil: null,
+      })
       .where(and(eq(calls.id, callId), eq(calls.recordingLeaseOwner, worker)))
       .returning();
     this.publishRows(projectId, 'updated', rows);

@@ -14,7 +14,7 @@ export const healthRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (
     {
       schema: {
         tags: ['运维'],
-        summary: '健康检查：进程与数据库是否可用',
+        summary: '健康检查：进程、数据库与录音存储是否可用',
         response: { 200: envelope(healthStatus), 503: errorEnvelope },
       },
       logLevel: 'warn',
@@ -25,10 +25,12 @@ export const healthRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (
         () => false,
       );
       if (!reachable) return reply.code(503).send(fail(503, 'SERVICE_UNAVAILABLE', '数据库不可用'));
+      const recordings = runtime.recordings.health();
       return ok({
-        status: 'ok' as const,
+        status: recordings.ok ? ('ok' as const) : ('degraded' as const),
         database: 'ok' as const,
         databaseKind: database.kind,
+        recordings,
         uptimeSeconds: Math.round((Date.now() - startedAt) / 1000),
         version,
         demoHistory: runtime.demoHistory,

@@ -1,4 +1,10 @@
-import { WEBHOOK_DISABLE_AFTER_MS, WEBHOOK_RETRY_DELAYS_MS } from '@callpilot/contracts';
+import http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import {
+  WEBHOOK_DISABLE_AFTER_MS,
+  WEBHOOK_DROPPED_ERROR,
+  WEBHOOK_RETRY_DELAYS_MS,
+} from '@callpilot/contracts';
 import { and, asc, eq } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -15,6 +21,7 @@ import {
   WEBHOOK_REDIRECT_REFUSED,
   type WebhookSender,
 } from './webhook-sender';
+import { WebhookService } from './webhooks.service';
 import {
   type Answer,
   eventually,
@@ -48,7 +55,13 @@ afterEach(async () => {
 });
 
 function dispatcher(
-  options: { sender?: WebhookSender; owner?: string; concurrency?: number; random?: () => number } = {},
+  options: {
+    sender?: WebhookSender;
+    owner?: string;
+    concurrency?: number;
+    random?: () => number;
+    pendingCap?: number;
+  } = {},
 ) {
   const sender = options.sender ?? createWebhookSender({ allowPrivate: true });
   cleanup.push(() => sender.close());
@@ -63,6 +76,7 @@ function dispatcher(
     consoleUrl: 'https://call.example.com',
     concurrency: options.concurrency,
     random: options.random,
+    pendingCap: options.pendingCap,
   });
   cleanup.push(() => d.stop());
   return d;
@@ -347,5 +361,84 @@ describe('durability', () => {
       );
       expect(() => new Webhook(secret).verify(x.body, headers)).not.toThrow();
     }
+  });
+});
+
+/** A receiver that accepts connections and requests and never answers. */
+async function hangingReceiver() {
+  const sockets = new Set<Socket>();
+  let requests = 0;
+  const server = http.createServer(() => {
+    requests++;
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanup.push(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, requests: () => requests };
+}
+
+describe('a receiver that hangs', () => {
+  it('times out, retries on the schedule, and the backlog stays within the cap; the dropped are counted', async () => {
+    const r = await hangingReceiver();
+    const endpoint = await seedEndpoint(database.db, APP_SECRET, { projectId, url: r.url });
+    const cap = 5;
+    const d = dispatcher({
+      sender: createWebhookSender({ allowPrivate: true, timeoutMs: 1000 }),
+      pendingCap: cap,
+      random: () => 0.5,
+    });
+    for (let i = 0; i < 12; i++) {
+      await outbox.enqueue(projectId, 'call.ended', endedCall(`c-${String(i).padStart(2, '0')}`));
+      clock.advance(1000);
+    }
+    const started = Date.now();
+    expect(await d.runDue()).toBe(12);
+    // Sent together, each given up after the timeout: not 12 timeouts one after the other.
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(r.requests()).toBe(12);
+    for (const row of await deliveries()) {
+      expect(row).toMatchObject({ status: 'pending', attempts: 1, lastError: '接收地址 1 秒内未应答' });
+      expect(row.nextAttemptAt!.getTime() - clock.now()).toBe(WEBHOOK_RETRY_DELAYS_MS[1]);
+    }
+
+    expect(await d.trimBacklog()).toBe(12 - cap);
+    const afterTrim = await deliveries();
+    const pending = afterTrim.filter((row) => row.status === 'pending');
+    expect(pending).toHaveLength(cap);
+    const dropped = afterTrim.filter((row) => row.status === 'failed');
+    // The oldest go; the newest are kept for when the receiver comes back.
+    expect(dropped.map((row) => row.eventId)).toEqual(afterTrim.slice(0, 12 - cap).map((row) => row.eventId));
+    for (const row of dropped)
+      expect(row).toMatchObject({ lastError: WEBHOOK_DROPPED_ERROR, nextAttemptAt: null });
+
+    // The retry falls due: only the kept ones are tried again.
+    clock.advance(WEBHOOK_RETRY_DELAYS_MS[1]);
+    expect(await d.runDue()).toBe(cap);
+    expect(r.requests()).toBe(12 + cap);
+
+    // Events keep coming while it hangs: the backlog never passes the cap after a trim.
+    for (let i = 0; i < 20; i++) await outbox.enqueue(projectId, 'call.ended', endedCall(`later-${i}`));
+    await d.trimBacklog();
+    const rows = await deliveries();
+    expect(rows.filter((row) => row.status === 'pending')).toHaveLength(cap);
+    expect(rows.filter((row) => row.lastError === WEBHOOK_DROPPED_ERROR)).toHaveLength(32 - cap);
+
+    // The console's endpoint list shows how many were dropped.
+    const service = new WebhookService(database.db, {
+      secret: APP_SECRET,
+      allowPrivate: true,
+      now: () => clock.now(),
+    });
+    const [listed] = await service.list(projectId);
+    expect(listed).toMatchObject({
+      id: endpoint.id,
+      recent: { pending: cap, failed: 32 - cap, dropped: 32 - cap, succeeded: 0 },
+    });
   });
 });

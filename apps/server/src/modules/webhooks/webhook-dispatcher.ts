@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import {
   WEBHOOK_DELIVERY_LOG_DAYS,
   WEBHOOK_DISABLE_AFTER_MS,
+  WEBHOOK_DROPPED_ERROR,
+  WEBHOOK_PENDING_CAP,
   WEBHOOK_RETRY_DELAYS_MS,
   WEBHOOK_TIMEOUT_MS,
 } from '@callpilot/contracts';
@@ -25,6 +27,8 @@ const DEFAULT_POLL_MS = 1000;
 /** A claim outlives the 15 s timeout with room to record; a process that dies leaves it to expire. */
 const DEFAULT_LEASE_MS = WEBHOOK_TIMEOUT_MS * 4;
 const SWEEP_EVERY_MS = 3600_000;
+/** Between two trims an endpoint's backlog can exceed the cap by what arrives in this long. */
+const TRIM_EVERY_MS = 10_000;
 /**
  * Wake-ups within this window share one claim, and attempts finishing within it one write: at
  * 1,000 events a second that is tens of queries a second instead of thousands, for a few ms of delay.
@@ -102,6 +106,8 @@ export interface WebhookDispatcherOptions {
    * delivery leaves a dead entry in the index of due rows that each claim would read again.
    */
   vacuum?: boolean;
+  /** Pending deliveries kept per endpoint (WEBHOOK_PENDING_CAP; tests lower it). */
+  pendingCap?: number;
 }
 
 /** The delay before automatic attempt `attempt + 1` (1-based), jittered; null when the schedule is exhausted. */
@@ -149,6 +155,7 @@ export class WebhookDispatcher {
   private stopped = false;
   private pollTimer: NodeJS.Timeout | undefined;
   private sweepTimer: NodeJS.Timeout | undefined;
+  private trimTimer: NodeJS.Timeout | undefined;
   private unsubscribe: (() => void) | undefined;
 
   constructor(private readonly options: WebhookDispatcherOptions) {
@@ -177,6 +184,10 @@ export class WebhookDispatcher {
       this.sweep().catch((err) => this.options.log.warn({ err }, 'webhook log sweep failed'));
     }, SWEEP_EVERY_MS);
     this.sweepTimer.unref();
+    this.trimTimer = setInterval(() => {
+      this.trimBacklog().catch((err) => this.options.log.warn({ err }, 'webhook backlog trim failed'));
+    }, TRIM_EVERY_MS);
+    this.trimTimer.unref();
     this.wake();
   }
 
@@ -204,6 +215,7 @@ export class WebhookDispatcher {
     this.unsubscribe?.();
     clearInterval(this.pollTimer);
     clearInterval(this.sweepTimer);
+    clearInterval(this.trimTimer);
     await this.pumping;
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
     await this.flush();
@@ -591,6 +603,45 @@ export class WebhookDispatcher {
     await this.writeAttempts(this.db, [record]);
     await this.endpointEffects([record]);
     return true;
+  }
+
+  /**
+   * Keeps each endpoint's backlog within the cap: beyond it the oldest pending deliveries not
+   * being sent right now are marked failed with WEBHOOK_DROPPED_ERROR (kept in the log, counted
+   * in the endpoint list). A receiver that hangs for days would otherwise grow the outbox, and
+   * every claim's scan of it, without bound. Answers how many were dropped.
+   */
+  async trimBacklog(): Promise<number> {
+    const cap = this.options.pendingCap ?? WEBHOOK_PENDING_CAP;
+    const now = this.now().toISOString();
+    const dropped = rowsOf<{ endpointId: string }>(
+      await this.db.execute(sql`
+        update webhook_deliveries d
+        set status = 'failed', next_attempt_at = null, last_error = ${WEBHOOK_DROPPED_ERROR},
+          updated_at = ${now}::timestamptz
+        from (
+          select id from (
+            select id, lease_until,
+              row_number() over (partition by endpoint_id order by created_at desc, id desc) as newer
+            from webhook_deliveries
+            where status = 'pending' and endpoint_id in (
+              select endpoint_id from webhook_deliveries where status = 'pending'
+              group by endpoint_id having count(*) > ${cap})
+          ) ranked
+          where ranked.newer > ${cap} and (ranked.lease_until is null or ranked.lease_until < ${now}::timestamptz)
+        ) excess
+        where d.id = excess.id and d.status = 'pending'
+        returning d.endpoint_id as "endpointId"`),
+    );
+    if (dropped.length > 0) {
+      const byEndpoint: Record<string, number> = {};
+      for (const row of dropped) byEndpoint[row.endpointId] = (byEndpoint[row.endpointId] ?? 0) + 1;
+      this.options.log.warn(
+        { dropped: byEndpoint, cap },
+        'webhook backlog over the cap: oldest deliveries dropped',
+      );
+    }
+    return dropped.length;
   }
 
   /** Deletes deliveries (and their attempts) older than the log keeps; answers how many. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   type Paged,
+  WEBHOOK_DROPPED_ERROR,
   WEBHOOK_EVENT_CATALOGUE,
   type WebhookAttempt,
   type WebhookDelivery,
@@ -11,7 +12,7 @@ import {
   type WebhookEndpointUpdateRequest,
   type WebhookEventType,
 } from '@callpilot/contracts';
-import { and, asc, count, desc, eq, gte, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema';
 import { badRequest, conflict, notFound } from '../../lib/errors';
@@ -104,7 +105,12 @@ export class WebhookService {
   private async recent(projectId: string, endpointId?: string) {
     const since = new Date(this.now().getTime() - 24 * 3600_000);
     const rows = await this.db
-      .select({ endpointId: webhookDeliveries.endpointId, status: webhookDeliveries.status, n: count() })
+      .select({
+        endpointId: webhookDeliveries.endpointId,
+        status: webhookDeliveries.status,
+        n: count(),
+        dropped: sql<number>`cast(count(*) filter (where ${webhookDeliveries.lastError} = ${WEBHOOK_DROPPED_ERROR}) as int)`,
+      })
       .from(webhookDeliveries)
       .where(
         and(
@@ -116,8 +122,9 @@ export class WebhookService {
       .groupBy(webhookDeliveries.endpointId, webhookDeliveries.status);
     const byEndpoint = new Map<string, WebhookEndpoint['recent']>();
     for (const r of rows) {
-      const recent = byEndpoint.get(r.endpointId) ?? { succeeded: 0, failed: 0, pending: 0 };
+      const recent = byEndpoint.get(r.endpointId) ?? { succeeded: 0, failed: 0, pending: 0, dropped: 0 };
       recent[r.status as WebhookDeliveryStatus] = r.n;
+      recent.dropped += Number(r.dropped);
       byEndpoint.set(r.endpointId, recent);
     }
     return byEndpoint;
@@ -139,7 +146,7 @@ export class WebhookService {
           ? row.previousSecretUntil.toISOString()
           : null,
       createdAt: row.createdAt.toISOString(),
-      recent: recent ?? { succeeded: 0, failed: 0, pending: 0 },
+      recent: recent ?? { succeeded: 0, failed: 0, pending: 0, dropped: 0 },
     };
   }
 

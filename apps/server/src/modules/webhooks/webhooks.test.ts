@@ -214,6 +214,7 @@ describe('webhook endpoints in the console', () => {
       succeeded: 1,
       failed: 0,
       pending: 0,
+      dropped: 0,
     });
 
     await api(owner, 'PUT', `/${endpoint.id}`, { enabled: false });

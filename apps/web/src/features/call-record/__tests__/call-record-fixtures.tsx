@@ -51,6 +51,7 @@ export function makeDetail(overrides: Partial<CallDetail> = {}): CallDetail {
     gradeReason: '客户主动询问价格并约试听',
     fields: { 意向产品: '少儿编程课' },
     recordingDurationMs: 130_000,
+    recordingError: null,
     ...overrides,
   });
 }

@@ -47,7 +47,11 @@ export const latencyTotal = (latency: TurnLatency) =>
 
 const ms = (value: number) => `${Math.round(value)} ms`;
 
-const FALLBACK_LABELS = { recognition: '识别已切换备用服务', synthesis: '合成已切换备用音色' } as const;
+const FALLBACK_LABELS = {
+  recognition: '识别已切换备用服务',
+  synthesis: '合成已切换备用音色',
+  brain: '模型未应答，已说兜底话术',
+} as const;
 
 /**
  * One reply's delay, stage after stage, drawn to a scale shared by the whole call (`scaleMs`) so
@@ -83,6 +87,7 @@ export function CallRecordLatency({ latency, scaleMs }: { latency: TurnLatency; 
         {latency.fallbacks?.map((kind) => (
           <span key={kind} className="font-medium text-orange-600">
             {FALLBACK_LABELS[kind]}
+            {kind === 'brain' && latency.brainError ? `（${latency.brainError}）` : ''}
           </span>
         ))}
       </figcaption>

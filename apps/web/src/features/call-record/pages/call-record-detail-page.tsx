@@ -57,7 +57,8 @@ function Recording({
 
   if (isLive(call.status)) return <p className="text-sm text-gray-500">通话进行中，结束后可收听录音。</p>;
   if (call.recording === 'none') return <p className="text-sm text-gray-500">无录音（未接通）</p>;
-  if (call.recording === 'failed') return <p className="text-sm text-red-500">录音生成失败，无法播放。</p>;
+  if (call.recording === 'failed')
+    return <p className="text-sm text-red-500">{call.recordingError ?? '录音生成失败'}，无法播放。</p>;
   if (call.recording === 'pending') {
     return (
       <p className="text-sm text-gray-500">

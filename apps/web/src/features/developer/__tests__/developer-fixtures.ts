@@ -93,7 +93,7 @@ export function makeEndpoint(overrides: Partial<WebhookEndpoint> = {}): WebhookE
     failingSince: null,
     previousSecretUntil: null,
     createdAt: '2026-03-01T02:00:00.000Z',
-    recent: { succeeded: 42, failed: 3, pending: 1 },
+    recent: { succeeded: 42, failed: 3, pending: 1, dropped: 0 },
     ...overrides,
   };
 }

@@ -52,7 +52,7 @@ describe('Webhooks', () => {
           enabled: false,
           disabledReason: 'gone',
           disabledAt: '2026-03-02T02:00:00.000Z',
-          recent: { succeeded: 0, failed: 1, pending: 0 },
+          recent: { succeeded: 0, failed: 1, pending: 0, dropped: 0 },
         }),
       ]),
     });

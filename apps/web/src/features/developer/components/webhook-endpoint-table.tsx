@@ -1,4 +1,4 @@
-import type { WebhookEndpoint, WebhookEventType } from '@callpilot/contracts';
+import { WEBHOOK_DROPPED_ERROR, type WebhookEndpoint, type WebhookEventType } from '@callpilot/contracts';
 import { Button, Popconfirm, Table, type TableColumnsType, Tooltip } from 'antd';
 import { toast } from 'sonner';
 import { RowLink } from '@/components/row-link';
@@ -37,6 +37,11 @@ function RecentCell({ recent }: { recent: WebhookEndpoint['recent'] }) {
       <span className={recent.failed > 0 ? 'text-[#FF5656]' : 'text-gray-500'}>失败 {recent.failed}</span>
       <span className="mx-1 text-gray-300">/</span>
       <span className="text-gray-500">投递中 {recent.pending}</span>
+      {recent.dropped > 0 ? (
+        <Tooltip title={WEBHOOK_DROPPED_ERROR}>
+          <span className="ml-1 cursor-help text-[#FF5656]">（积压丢弃 {recent.dropped}）</span>
+        </Tooltip>
+      ) : null}
     </span>
   );
 }
