@@ -163,10 +163,11 @@ async function countWrites() {
   await t.db.execute(sql`create function hostile_count_write() returns trigger language plpgsql
     as $$ begin perform nextval('hostile_writes'); return null; end $$`);
   // The open API's request log and keys' last use are written in batches, whenever they flush:
-  // a write there belongs to no particular request.
+  // a write there belongs to no particular request. Rate-limit counters count every request to a
+  // public endpoint, malformed ones too, by design.
   await t.db.execute(sql`do $$ declare name text; begin
     for name in select tablename from pg_tables where schemaname = 'public'
-        and tablename not in ('api_key_requests', 'api_keys') loop
+        and tablename not in ('api_key_requests', 'api_keys', 'rate_limit_hits') loop
       execute format('create trigger hostile_count_write after insert or update or delete on %I
         for each row execute function hostile_count_write()', name);
     end loop;

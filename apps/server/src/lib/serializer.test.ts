@@ -35,7 +35,14 @@ describe('response serializer', () => {
       disabled: false,
       role: 'owner',
     };
-    const me = { isOwnerOrAdmin: true, id: 'u1', email: 'a@example.com', displayName: '张三', profile: '' };
+    const me = {
+      isOwnerOrAdmin: true,
+      role: 'owner',
+      id: 'u1',
+      email: 'a@example.com',
+      displayName: '张三',
+      profile: '',
+    };
     const answer = (data: object) => ({
       success: true,
       status: 200,

@@ -210,6 +210,8 @@ export async function converse(deps: CallDeps, conversation: Conversation): Prom
         },
         (turn) => {
           deps.onTurn?.(turn, config);
+          // The caller heard the fallback line; the operator still needs to see why, on the call's log.
+          if (turn.latency?.brainError) deps.onError?.(new Error(turn.latency.brainError), 'brain');
           return io(ports.recorder.turn(projectId, callId, turn)).catch((err) => {
             unsaved.push(turn);
             deps.onError?.(err, 'turn');

@@ -241,7 +241,7 @@ describe('runCallSession end reasons', () => {
     expect(left.result.overheadMs).toEqual([]);
   });
 
-  it('failed: a brain that throws ends the call as failed, hung up by the system, without throwing', async () => {
+  it('a brain that throws is not the call failing: the fallback line is said and the turn records why', async () => {
     const broken: Brain = {
       mode: 'llm',
       // biome-ignore lint/correctness/useYield: a brain that fails before its first word
@@ -249,10 +249,14 @@ describe('runCallSession end reasons', () => {
         throw new Error('model exploded');
       },
     };
-    const { result, leg } = await placeCall({ persona: 'interested', brain: broken });
-    expect(result).toMatchObject({ endReason: 'failed', hangupBy: 'system' });
-    expect((result.error as Error).message).toBe('model exploded');
-    expect(leg.ended?.by).toBe('local');
+    const { result } = await placeCall({ persona: 'interested', brain: broken });
+    expect(result.endReason).not.toBe('failed');
+    expect(result.error ?? null).toBeNull();
+    const failedTurns = result.turns.filter((t) => t.latency?.brainError === 'model exploded');
+    expect(failedTurns.length).toBeGreaterThan(0);
+    expect(failedTurns.every((t) => t.latency?.fallbacks?.includes('brain'))).toBe(true);
+    // The caller heard something each time: never a silent turn.
+    expect(failedTurns.every((t) => t.text.trim().length > 0)).toBe(true);
   });
 
   it('abort: the platform stopping a call hangs up and reports failed', async () => {
