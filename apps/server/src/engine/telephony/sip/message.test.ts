@@ -1035,6 +1035,7 @@ describe('hostile input', () => {
     };
     const started = process.cpuUsage();
     let slowest = 0;
+    let slowestInput: Buffer = Buffer.alloc(0);
     for (let i = 0; i < 4000; i++) {
       let input: Buffer;
       const seed = seeds[random.int(0, seeds.length - 1)]!;
@@ -1059,7 +1060,11 @@ describe('hostile input', () => {
       }
       const before = process.cpuUsage();
       const result = parse(input);
-      slowest = Math.max(slowest, cpuMs(before));
+      const spent = cpuMs(before);
+      if (spent > slowest) {
+        slowest = spent;
+        slowestInput = input;
+      }
       expect(typeof result.ok).toBe('boolean');
       if (!result.ok) expect(result.reason).not.toMatch(/^parser error/);
 
@@ -1071,7 +1076,14 @@ describe('hostile input', () => {
       framer.push(input.subarray(0, input.length >> 1));
       framer.push(input.subarray(input.length >> 1));
     }
-    expect(slowest).toBeLessThan(50);
+    // process.cpuUsage counts every thread of the process, and the test runner's other workers
+    // share it: the slowest input is timed again, and a pathological one is slow every time.
+    const again = Array.from({ length: 5 }, () => {
+      const before = process.cpuUsage();
+      parse(slowestInput);
+      return cpuMs(before);
+    });
+    expect(Math.min(slowest, ...again)).toBeLessThan(50);
     expect(cpuMs(started)).toBeLessThan(10_000);
   });
 });
