@@ -7,7 +7,7 @@ import {
 } from '../../../test/openai-compatible-server';
 import { knowledgeBases } from '../../db/schema';
 import { answerQuestion, type LlmAssist } from './answer';
-import { calibrateBase } from './calibrate';
+import { calibrateBase, calibrationsSettled } from './calibrate';
 import { confidenceOf } from './calibration';
 import { multipart } from './fixtures.test-helper';
 import { addPair } from './knowledge.service';
@@ -117,13 +117,16 @@ describe('answering from knowledge', () => {
     }
   });
 
-  it('recalibrates after the base changes, and a question waits for it briefly', async () => {
+  it('recalibrates after the base changes, started by the next question', async () => {
     const [before] = await t.db
       .select({ revision: knowledgeBases.revision })
       .from(knowledgeBases)
       .where(eq(knowledgeBases.id, baseId));
     await addPair(t.db, projectId(), baseId, { question: '可以办副卡吗？', answer: '可以办理副卡。' });
     await ask('宽带安装需要多长时间');
+    // The question waits at most 1.5 s for the new cut; on a loaded machine the relearning can
+    // take longer and finishes in the background, which is what this asserts.
+    await calibrationsSettled();
     const [after] = await t.db
       .select({ revision: knowledgeBases.revision, calibration: knowledgeBases.calibration })
       .from(knowledgeBases)
