@@ -362,11 +362,13 @@ export function createRuntime({
   );
 
   const seedingTasks = new Set<string>();
+  // Claims and lease renewals on connections of their own: at concurrency 200 the calls' record
+  // writes hold the shared pool, and a claim queued behind them leaves slots idle.
+  const dialerDb = database.lane('dialer', 3);
+  WebhookOutbox.share(dialerDb, db);
   const dialer: Dialer | null = hasEngine
     ? taskDialer({
-        // The shared pool: the dialer on its own lane (database.lane) left a task on PostgreSQL
-        // never completing (webhooks event-sources test); see the #20 note before trying again.
-        store: metrics.instrumentDialerStore(createDialerStore(db, { calls: repository })),
+        store: metrics.instrumentDialerStore(createDialerStore(dialerDb, { calls: repository })),
         database,
         ports,
         clock,

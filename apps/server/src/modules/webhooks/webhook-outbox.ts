@@ -56,6 +56,14 @@ export class WebhookOutbox {
     return outbox;
   }
 
+  /**
+   * Writers on another connection pool of the same database (the dialer's lane) publish through
+   * this database's outbox: an outbox of their own would hold events no delivery loop reads.
+   */
+  static share(alias: Database, db: Database): void {
+    outboxes.set(alias, WebhookOutbox.for(db));
+  }
+
   /** Makes `outbox` the one every writer of its database uses (the runtime's, with its clock). */
   static attach(db: Database, clock: Clock): WebhookOutbox {
     const outbox = new WebhookOutbox(db, clock);
