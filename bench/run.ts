@@ -90,7 +90,7 @@ const benchmarks: Benchmark[] = [
   {
     name: 'dialer-real',
     about:
-      'calls/s of the real path (placeCall: records, analysis, recordings) on PostgreSQL in real time with SIM_TIME_SCALE, 2,000 contacts at concurrency 200, against concurrency ÷ mean call time',
+      'calls/s of the real path (placeCall: records, analysis, recordings) on PostgreSQL in real time with SIM_TIME_SCALE, 4,000 contacts at concurrency 200, against concurrency ÷ mean call time',
     run: dialerRealBenchmark,
   },
   {

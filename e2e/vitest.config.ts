@@ -7,6 +7,7 @@ export default defineConfig({
     root: import.meta.dirname,
     include: ['tests/**/*.test.ts'],
     globalSetup: ['./support/global-setup.ts'],
+    setupFiles: ['./support/setup.ts'],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     // One Chromium and a few servers at a time is what two cores carry without timing noise.

@@ -1,5 +1,4 @@
 import type { Browser, BrowserContext } from 'playwright-core';
-import { afterEach } from 'vitest';
 
 /**
  * Content-Security-Policy violations seen in any page of the run. The server's policy
@@ -47,7 +46,8 @@ export function watchCspViolations(browser: Browser): Browser {
 /** The violations so far, forgotten (a test that provokes one on purpose reads it here). */
 export const takeCspViolations = () => violations.splice(0);
 
-afterEach(() => {
+/** Fails the test in which a violation happened (e2e/support/setup.ts runs it after each test). */
+export function assertNoCspViolations() {
   const seen = violations.splice(0);
   if (seen.length) throw new Error(`Content-Security-Policy violations:\n${seen.join('\n')}`);
-});
+}

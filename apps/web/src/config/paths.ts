@@ -55,6 +55,11 @@ export function loginHref(returnTo?: string): string {
   return returnTo ? `${paths.login}?redirect=${encodeURIComponent(returnTo)}` : paths.login;
 }
 
+/** The sign-up URL that, once the account exists, opens `returnTo` instead of asking for a project. */
+export function signupHref(returnTo?: string): string {
+  return returnTo ? `${paths.signup}?redirect=${encodeURIComponent(returnTo)}` : paths.signup;
+}
+
 /** The call-record list filtered as a figure's `drill` says: every figure that counts calls links here. */
 export function callListHref(filters: Record<string, string>): string {
   const query = new URLSearchParams(filters).toString();

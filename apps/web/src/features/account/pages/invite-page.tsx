@@ -2,7 +2,7 @@ import { ROLE_LABELS } from '@callpilot/contracts';
 import { Button, Result, Spin } from 'antd';
 import dayjs from 'dayjs';
 import { Link, useNavigate, useParams } from 'react-router';
-import { loginHref, paths } from '@/config/paths';
+import { loginHref, paths, signupHref } from '@/config/paths';
 import { getToken } from '@/lib/auth-token';
 import { RequestError } from '@/lib/request';
 import { useAcceptInvitation, useInvitationPreview } from '../api/get-invitation-preview';
@@ -76,8 +76,8 @@ export function InvitePage() {
                 <Button type="primary">登录后接受</Button>
               </Link>
               <span className="text-sm text-gray-500">
-                还没有账号？请先用受邀邮箱<Link to={paths.signup}>注册</Link>
-                ，无需创建项目，再打开此链接接受邀请。
+                还没有账号？用受邀邮箱<Link to={signupHref(here)}>注册</Link>
+                后回到这里接受邀请，无需创建项目。
               </span>
             </span>
           )

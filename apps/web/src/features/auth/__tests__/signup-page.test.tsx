@@ -21,11 +21,12 @@ const userWithoutProject = {
   projects: [],
 };
 
-function renderSignup(replies: Record<string, FakeReply>) {
+function renderSignup(replies: Record<string, FakeReply>, entry = '/signup') {
   server = startFakeServer((request) => replies[routeKey(request)] ?? failure(404, '请求地址出错'));
-  const router = renderRoute('/signup', { path: '/signup', element: <SignupPage /> }, [
+  const router = renderRoute(entry, { path: '/signup', element: <SignupPage /> }, [
     '/dashboard',
     '/login',
+    '/invite/:token',
   ]);
   return { router, requests: server.requests };
 }
@@ -107,5 +108,39 @@ describe('sign-up page', () => {
     await waitFor(() => expect(localStorage.getItem('token')).toBeNull());
     expect(screen.queryByText('未登录或登录已过期')).toBeNull();
     expect(router.state.location.pathname).toBe('/signup');
+  });
+
+  it('goes back to the invitation once the account exists, without asking for a project', async () => {
+    const { router, requests } = renderSignup(
+      { 'POST /auth/register': ok(session) },
+      `/signup?redirect=${encodeURIComponent('/invite/tok-abc')}`,
+    );
+
+    expect(screen.queryByText('注册项目')).toBeNull();
+    expect(screen.getByRole('link', { name: '去登录' }).getAttribute('href')).toBe(
+      `/login?redirect=${encodeURIComponent('/invite/tok-abc')}`,
+    );
+    type('邮箱', 'new@example.com');
+    type('昵称', '李雷');
+    type('密码', 'abcdefg1');
+    type('确认密码', 'abcdefg1');
+    fireEvent.click(screen.getByRole('button', { name: '下一步' }));
+
+    expect(await screen.findByText('page /invite/:token')).toBeTruthy();
+    expect(router.state.location.pathname).toBe('/invite/tok-abc');
+    expect(localStorage.getItem('token')).toBe('tok-new');
+    expect(requests.some((r) => r.url === '/api/project/register')).toBe(false);
+  });
+
+  it('ignores a redirect to another site and asks for the project as usual', async () => {
+    renderSignup({ 'POST /auth/register': ok(session) }, `/signup?redirect=${encodeURIComponent('//evil.example/')}`);
+
+    type('邮箱', 'new@example.com');
+    type('昵称', '李雷');
+    type('密码', 'abcdefg1');
+    type('确认密码', 'abcdefg1');
+    fireEvent.click(screen.getByRole('button', { name: '下一步' }));
+
+    expect(await screen.findByLabelText('项目名称')).toBeTruthy();
   });
 });

@@ -2,13 +2,14 @@ import { projectRegisterRequest, type RegisterRequest, registerRequest } from '@
 import { useQuery } from '@tanstack/react-query';
 import { Button, Form, Input, Select, Spin, Steps } from 'antd';
 import { useEffect, useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import { NewPasswordFields } from '@/components/form/new-password-fields';
-import { paths } from '@/config/paths';
+import { loginHref, paths } from '@/config/paths';
 import { getCurrentUser } from '@/lib/api/get-current-user';
 import { clearToken, getToken } from '@/lib/auth-token';
 import { zodRule } from '@/lib/form-rules';
 import { RequestError } from '@/lib/request';
+import { safeRedirect } from '@/lib/safe-redirect';
 import { useRegister } from '../api/register';
 import { useRegisterProject } from '../api/register-project';
 import { AuthCard } from '../components/auth-card';
@@ -109,14 +110,19 @@ function useSignupResume() {
 
 export function SignupPage() {
   const navigate = useNavigate();
+  const [searchParams] = useSearchParams();
+  // Someone invited to a project signs up to accept: the account is all they need, the invitation
+  // brings the project, so they go back to it instead of registering a project of their own.
+  const returnTo = searchParams.has('redirect') ? safeRedirect(searchParams.get('redirect'), '') : '';
   const [step, setStep] = useState(ACCOUNT_STEP);
   const resume = useSignupResume();
 
   useEffect(() => {
     if (!resume.user) return;
-    if (resume.user.projects.length === 0) setStep(PROJECT_STEP);
+    if (returnTo) navigate(returnTo, { replace: true });
+    else if (resume.user.projects.length === 0) setStep(PROJECT_STEP);
     else navigate(paths.dashboard, { replace: true });
-  }, [resume.user, navigate]);
+  }, [resume.user, navigate, returnTo]);
 
   return (
     <AuthCard subtitle="注册账号，开始使用智能外呼" wide>
@@ -124,7 +130,7 @@ export function SignupPage() {
         className="mb-8"
         size="small"
         current={step}
-        items={[{ title: '创建账号' }, { title: '注册项目' }]}
+        items={returnTo ? [{ title: '创建账号' }] : [{ title: '创建账号' }, { title: '注册项目' }]}
       />
       {resume.checking ? (
         <div className="flex justify-center py-10">
@@ -132,9 +138,11 @@ export function SignupPage() {
         </div>
       ) : step === ACCOUNT_STEP ? (
         <>
-          <AccountStep onDone={() => setStep(PROJECT_STEP)} />
+          <AccountStep
+            onDone={() => (returnTo ? navigate(returnTo, { replace: true }) : setStep(PROJECT_STEP))}
+          />
           <p className="mt-4 text-center text-sm text-gray-500">
-            已有账号？<Link to={paths.login}>去登录</Link>
+            已有账号？<Link to={returnTo ? loginHref(returnTo) : paths.login}>去登录</Link>
           </p>
         </>
       ) : (
