@@ -36,3 +36,28 @@ if (file) {
   }, everyMs);
   timer.unref();
 }
+
+// SOAK_CPU_PROFILE=<file>: a CPU profile of the server from 30 s in (the task at full
+// concurrency) for SOAK_CPU_PROFILE_MS, to find what holds the event loop (open it in Chrome's
+// DevTools). `--cpu-prof` cannot be passed through NODE_OPTIONS, hence the inspector.
+const profileFile = process.env.SOAK_CPU_PROFILE;
+if (profileFile) {
+  const { Session } = await import('node:inspector/promises');
+  const { writeFileSync } = await import('node:fs');
+  const session = new Session();
+  session.connect();
+  const start = setTimeout(async () => {
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 1000 });
+    await session.post('Profiler.start');
+    const stop = setTimeout(
+      async () => {
+        const { profile } = await session.post('Profiler.stop');
+        writeFileSync(profileFile, JSON.stringify(profile));
+      },
+      Number(process.env.SOAK_CPU_PROFILE_MS ?? 60_000),
+    );
+    stop.unref();
+  }, 30_000);
+  start.unref();
+}

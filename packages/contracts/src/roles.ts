@@ -30,6 +30,7 @@ export const AUDIT_ACTION_LABELS = {
   'auth.logout': '退出登录',
   'auth.session_ended': '结束会话',
   'auth.password_changed': '修改密码',
+  'auth.password_reset': '重置密码',
   'member.invited': '邀请成员',
   'member.invitation_revoked': '撤销邀请',
   'member.joined': '成员加入',

@@ -203,5 +203,6 @@ export function resample(samples: Int16Array, fromRate: number, toRate: number):
  */
 export function wavToPcm(wav: Buffer, toRate = 8000): Int16Array {
   const { samples, sampleRate } = readMono(wav);
-  return resample(samples, sampleRate, toRate);
+  // readMono's array is already a copy of its own.
+  return sampleRate === toRate ? samples : resample(samples, sampleRate, toRate);
 }

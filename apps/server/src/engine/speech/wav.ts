@@ -77,17 +77,30 @@ export function encodeWav(samples: Int16Array, sampleRate: number): Buffer {
   return buffer;
 }
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
 /** The samples of a 16-bit WAV mixed down to mono, at the file's own rate. */
 export function readMono(wav: Buffer): { samples: Int16Array; sampleRate: number } {
   const info = readWav(wav);
   if (info.bitsPerSample !== 16) throw new Error(`unsupported WAV: ${info.bitsPerSample}-bit samples`);
-  const frames = Math.floor(info.dataBytes / (2 * info.channels));
+  const { channels } = info;
+  const frames = Math.floor(info.dataBytes / (2 * channels));
+  // One copy of the data into an aligned array (a Buffer may start at an odd offset), then typed
+  // reads: a readInt16LE per sample made recording mixes a third of a busy server's CPU.
+  const interleaved = new Int16Array(frames * channels);
+  if (LITTLE_ENDIAN) {
+    new Uint8Array(interleaved.buffer).set(
+      wav.subarray(info.dataOffset, info.dataOffset + interleaved.byteLength),
+    );
+  } else {
+    for (let i = 0; i < interleaved.length; i++) interleaved[i] = wav.readInt16LE(info.dataOffset + i * 2);
+  }
+  if (channels === 1) return { samples: interleaved, sampleRate: info.sampleRate };
   const samples = new Int16Array(frames);
   for (let i = 0; i < frames; i++) {
     let sum = 0;
-    for (let ch = 0; ch < info.channels; ch++)
-      sum += wav.readInt16LE(info.dataOffset + (i * info.channels + ch) * 2);
-    samples[i] = Math.round(sum / info.channels);
+    for (let ch = 0; ch < channels; ch++) sum += interleaved[i * channels + ch] as number;
+    samples[i] = Math.round(sum / channels);
   }
   return { samples, sampleRate: info.sampleRate };
 }

@@ -160,7 +160,7 @@ export const authRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { db
       },
     },
     async (req) => {
-      const userId = await resetPasswordByLink(db, req.body);
+      const userId = await resetPasswordByLink(db, req.body, req.ip);
       await endAllSessions(db, userId);
       await app.revokeSessions(revokedUser(userId));
       return ok(null);

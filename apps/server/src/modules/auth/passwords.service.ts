@@ -4,6 +4,7 @@ import type { Database } from '../../db/client';
 import { users } from '../../db/schema';
 import { AppError } from '../../lib/errors';
 import type { Providers } from '../../providers';
+import { recordAudit } from '../audit/audit.service';
 import {
   CODE_GONE,
   CODE_TTL_MS,
@@ -35,6 +36,22 @@ async function findUserId(db: Database, channel: 'email' | 'sms', target: string
     .where(channel === 'email' ? eq(users.email, target) : eq(users.phone, target))
     .limit(1);
   return user?.id;
+}
+
+/** The new password and its entry in the user's account log commit together. */
+async function resetPassword(db: Database, userId: string, password: string, how: string, ip: string) {
+  await db.transaction(async (tx) => {
+    await setPassword(tx, userId, password);
+    const [user] = await tx.select({ email: users.email }).from(users).where(eq(users.id, userId)).limit(1);
+    await recordAudit(tx, {
+      projectId: null,
+      userId,
+      actor: user?.email ?? '',
+      action: 'auth.password_reset',
+      summary: `${how}重置密码，所有设备已下线`,
+      ip,
+    });
+  });
 }
 
 const sent = (channel: 'email' | 'sms', ttlMs: number): CodeSent => ({
@@ -95,13 +112,14 @@ export async function checkResetCode(db: Database, rawTarget: string, code: stri
 export async function resetPasswordByCode(
   db: Database,
   input: { target: string; code: string; password: string },
+  ip: string,
   now = new Date(),
 ): Promise<string> {
   const { channel, target } = parseTarget(input.target);
   await verifyCode(db, { purpose: 'reset_password', target, code: input.code, consume: true }, now);
   const userId = await findUserId(db, channel, target);
   if (!userId) throw new AppError(400, 'CODE_INVALID', CODE_GONE);
-  await setPassword(db, userId, input.password);
+  await resetPassword(db, userId, input.password, channel === 'email' ? '凭邮箱验证码' : '凭短信验证码', ip);
   return userId;
 }
 
@@ -130,11 +148,12 @@ export async function sendPasswordLink(
 export async function resetPasswordByLink(
   db: Database,
   input: { token: string; password: string },
+  ip: string,
   now = new Date(),
 ): Promise<string> {
   const target = await consumeLinkToken(db, input.token, now);
   const userId = await findUserId(db, 'email', target);
   if (!userId) throw new AppError(400, 'CODE_INVALID', LINK_INVALID);
-  await setPassword(db, userId, input.password);
+  await resetPassword(db, userId, input.password, '凭邮件链接', ip);
   return userId;
 }

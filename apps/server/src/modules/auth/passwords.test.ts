@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import { eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { codeIn, createTestApp, loginAs, PASSWORD, seedUser, testEnv, tokenIn } from '../../../test/helpers';
-import { outbox, sessions } from '../../db/schema';
+import { auditLog, outbox, sessions } from '../../db/schema';
 import { providersFromEnv } from '../../providers';
 
 type TestApp = Awaited<ReturnType<typeof createTestApp>>;
@@ -65,8 +66,17 @@ describe('forgotten password by code', () => {
       method: 'POST',
       url: '/api/user/reset_pwd',
       payload: { target: 'wang@example.com', code, password: NEW_PASSWORD },
+      remoteAddress: '198.51.100.4',
     });
     expect(reset.statusCode).toBe(200);
+    // The account's owner sees the reset in 操作日志, with where it came from.
+    expect(await t.db.select().from(auditLog).where(eq(auditLog.action, 'auth.password_reset'))).toEqual([
+      expect.objectContaining({
+        actor: 'wang@example.com',
+        ip: '198.51.100.4',
+        summary: '凭邮箱验证码重置密码，所有设备已下线',
+      }),
+    ]);
     expect((await t.app.inject({ method: 'GET', url: '/api/profile', headers: before })).statusCode).toBe(
       401,
     );
@@ -163,7 +173,18 @@ describe('password links', () => {
     expect((await t.app.inject({ method: 'GET', url: '/api/profile', headers: before })).statusCode).toBe(
       401,
     );
-    await loginAs(t.app, 'li@example.com', NEW_PASSWORD);
+    const headers = await loginAs(t.app, 'li@example.com', NEW_PASSWORD);
+    const mine = await t.app.inject({
+      method: 'GET',
+      url: '/api/user/audit-log?action=auth.password_reset',
+      headers,
+    });
+    expect(mine.json().data).toMatchObject({
+      total: 1,
+      items: [
+        { actor: 'li@example.com', actionLabel: '重置密码', summary: '凭邮件链接重置密码，所有设备已下线' },
+      ],
+    });
     const twice = await t.app.inject({
       method: 'POST',
       url: '/auth/reset_password_done',

@@ -5,8 +5,10 @@ import type { Database } from '../../db/client';
 import { oidcLogins, userIdentities, users } from '../../db/schema';
 import type { Env } from '../../env';
 import { AppError, badRequest, forbidden } from '../../lib/errors';
+import { recordAudit } from '../audit/audit.service';
 import { hashPassword } from '../auth/password';
 import { createSession } from '../auth/sessions.service';
+import { describeDevice } from '../auth/user-agent';
 
 export const OIDC_LOGIN_TTL_MS = 10 * 60 * 1000;
 export const DEFAULT_REDIRECT = '/dashboard';
@@ -164,6 +166,14 @@ interface Claims {
   name?: unknown;
 }
 
+const hostOf = (issuer: string) => {
+  try {
+    return new URL(issuer).host;
+  } catch {
+    return issuer;
+  }
+};
+
 /** Finishes a login: one use of the state, code exchange, then the user linked to the identity. */
 export async function completeOidcLogin(
   db: Database,
@@ -227,7 +237,20 @@ export async function completeOidcLogin(
     userId = await linkIdentity(db, claims, now);
   }
 
-  const session = await createSession(db, userId, meta, now);
+  const signedIn = userId;
+  const session = await db.transaction(async (tx) => {
+    const created = await createSession(tx, signedIn, meta, now);
+    const [user] = await tx.select({ email: users.email }).from(users).where(eq(users.id, signedIn)).limit(1);
+    await recordAudit(tx, {
+      projectId: null,
+      userId: signedIn,
+      actor: user?.email ?? '',
+      action: 'auth.login',
+      summary: `单点登录（${hostOf(claims.iss)}），${describeDevice(meta.userAgent)}`,
+      ip: meta.ip,
+    });
+    return created;
+  });
   return { token: session.token, expiresAt: session.expiresAt.toISOString(), redirect: login.redirect };
 }
 

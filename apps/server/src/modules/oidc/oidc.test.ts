@@ -7,7 +7,7 @@ import {
   startOidcProvider,
 } from '../../../../../e2e/support/oidc-provider';
 import { createTestApp } from '../../../test/helpers';
-import { oidcLogins, userIdentities, users } from '../../db/schema';
+import { auditLog, oidcLogins, userIdentities, users } from '../../db/schema';
 
 // Never opened: the provider redirects here and the test reads code and state off the URL.
 const PUBLIC_URL = 'http://127.0.0.1:5999';
@@ -127,6 +127,14 @@ describe('third-party login (OpenID Connect)', () => {
       provider.accounts.get('alice-1')!.email = 'Alice@Example.com';
     }
     expect(await current!.db.select().from(users)).toHaveLength(1);
+    // Both logins are in the account's 操作日志, as a password login would be.
+    const logins = await current!.db.select().from(auditLog).where(eq(auditLog.action, 'auth.login'));
+    expect(logins).toHaveLength(2);
+    expect(logins[0]).toMatchObject({
+      userId: me.json().data.id,
+      actor: 'alice@example.com',
+      summary: expect.stringContaining(`单点登录（${new URL(provider.issuer).host}）`),
+    });
     expect(await current!.db.select().from(userIdentities)).toEqual([
       expect.objectContaining({ issuer: provider.issuer, subject: 'alice-1', userId: me.json().data.id }),
     ]);

@@ -132,7 +132,7 @@ export const usersRoutes: FastifyPluginAsyncZod<ModuleOptions> = async (app, { d
       },
     },
     async (req) => {
-      const userId = await resetPasswordByCode(db, req.body);
+      const userId = await resetPasswordByCode(db, req.body, req.ip);
       await endAllSessions(db, userId);
       await app.revokeSessions(revokedUser(userId));
       return ok(null);

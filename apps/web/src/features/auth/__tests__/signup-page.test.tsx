@@ -133,7 +133,10 @@ describe('sign-up page', () => {
   });
 
   it('ignores a redirect to another site and asks for the project as usual', async () => {
-    renderSignup({ 'POST /auth/register': ok(session) }, `/signup?redirect=${encodeURIComponent('//evil.example/')}`);
+    renderSignup(
+      { 'POST /auth/register': ok(session) },
+      `/signup?redirect=${encodeURIComponent('//evil.example/')}`,
+    );
 
     type('邮箱', 'new@example.com');
     type('昵称', '李雷');
