@@ -22,6 +22,7 @@ import { healthRoutes } from './modules/health/health.routes';
 import { modules } from './modules/index';
 import { OPENDOCK_DOCUMENT_URL, SECURITY_SCHEME } from './modules/opendock/platform/openapi';
 import { opendockPlatformPlugin } from './modules/opendock/platform/opendock-platform.plugin';
+import { KeyRateLimiter } from './modules/opendock/platform/rate-limit';
 import { apiKeyAuthPlugin } from './plugins/api-key-auth';
 import { authPlugin } from './plugins/auth';
 import { registerConsole } from './plugins/console';
@@ -29,7 +30,7 @@ import { registerErrorHandling } from './plugins/error-handler';
 import { inputGuardPlugin } from './plugins/input-guard';
 import { metricsPlugin } from './plugins/metrics';
 import { projectAccessPlugin } from './plugins/project-access';
-import { registerRateLimits } from './plugins/rate-limits';
+import { rateLimitCounterFor, registerRateLimits } from './plugins/rate-limits';
 import { registerSecurityHeaders } from './plugins/security-headers';
 import { type Providers, providersFromEnv } from './providers';
 import { createRuntime, type Runtime, type RuntimeOptions } from './runtime/runtime';
@@ -198,7 +199,8 @@ export async function buildApp({
     await app.register(healthRoutes, options);
     return app;
   }
-  await registerRateLimits(app, database);
+  const rateLimitCounter = rateLimitCounterFor(database);
+  await registerRateLimits(app, rateLimitCounter);
   // Ahead of the membership check, whose onRequest hook queries with the path's projectId.
   await app.register(inputGuardPlugin);
   await app.register(authPlugin, { database });
@@ -208,7 +210,10 @@ export async function buildApp({
   app.decorate('apiKeyResolver', apiKeyResolver);
   app.addHook('onReady', async () => apiKeyResolver.start(database));
   app.addHook('onClose', async () => apiKeyResolver.stop());
-  await app.register(apiKeyAuthPlugin, { resolver: apiKeyResolver });
+  await app.register(apiKeyAuthPlugin, {
+    resolver: apiKeyResolver,
+    limiter: new KeyRateLimiter(rateLimitCounter),
+  });
   await app.register(opendockPlatformPlugin, { database });
   for (const mod of modules) await app.register(mod, options);
   await registerConsole(app, env.WEB_DIST ?? defaultWebDist());

@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError, forbidden, unauthorized } from '../lib/errors';
 import { hashToken } from '../modules/auth/sessions.service';
-import { applyRateLimit, KeyRateLimiter } from '../modules/opendock/platform/rate-limit';
+import { applyRateLimit, type KeyRateLimiter } from '../modules/opendock/platform/rate-limit';
 import { bearerToken } from './auth';
 
 /** Every open-API route lives under this prefix; the key implies the project. */
@@ -49,10 +49,6 @@ declare module 'fastify' {
      */
     presentedApiKey: { id: string; projectId: string } | null;
   }
-  interface FastifyInstance {
-    /** Per-key request counters of this process (see modules/opendock/platform/rate-limit.ts). */
-    apiKeyRateLimiter: KeyRateLimiter;
-  }
   interface FastifyContextConfig {
     /**
      * The scope an open-API route needs. Every route under /opendock/v1 must name one or be
@@ -88,11 +84,10 @@ export const apiKeyMessages = {
 export const apiKeyAuthPlugin = fp(
   async (
     app: FastifyInstance,
-    { resolver, limiter = new KeyRateLimiter() }: { resolver: ApiKeyResolver; limiter?: KeyRateLimiter },
+    { resolver, limiter }: { resolver: ApiKeyResolver; limiter: KeyRateLimiter },
   ) => {
     app.decorateRequest('apiKey', null);
     app.decorateRequest('presentedApiKey', null);
-    app.decorate('apiKeyRateLimiter', limiter);
     app.addHook('onRequest', async (req, reply) => {
       const url = req.routeOptions.url;
       if (!url?.startsWith(`${OPENDOCK_PREFIX}/`) || req.routeOptions.config.public) return;
@@ -108,7 +103,7 @@ export const apiKeyAuthPlugin = fp(
       if (key.projectDisabled) throw new AppError(403, 'PROJECT_DISABLED', apiKeyMessages.projectDisabled);
       // Counted only for callers the key admits: a leaked key used from a refused address must
       // not spend the owner's limit.
-      applyRateLimit(reply, limiter.take(key.id, key.rateLimitPerMinute));
+      applyRateLimit(reply, await limiter.take(key.id, key.rateLimitPerMinute));
       req.apiKey = {
         id: key.id,
         projectId: key.projectId,

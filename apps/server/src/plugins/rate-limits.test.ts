@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTestApp, createTestDatabase, tableCounts, testEnv } from '../../test/helpers';
+import { bearer, seedApiKey } from '../../test/api-keys';
+import { createTestApp, createTestDatabase, seedUser, tableCounts, testEnv } from '../../test/helpers';
 import { buildApp } from '../app';
 import { openDatabase } from '../db/client';
 import { rateLimitHits } from '../db/schema';
@@ -135,6 +136,15 @@ describe('the database counter', () => {
       }
       expect((await sendLoginCode(apps[0]!, max, '203.0.113.10')).statusCode).toBe(429);
       expect((await sendLoginCode(apps[1]!, max + 1, '203.0.113.10')).statusCode).toBe(429);
+
+      // An API key's per-minute limit is the deployment's, not each process's.
+      const owner = await seedUser(first.db, { email: 'dev@example.com' });
+      const { secret } = await seedApiKey(first.db, { projectId: owner.projectId, rateLimitPerMinute: 4 });
+      const me = (i: number) => apps[i % 2]!.inject({ url: '/opendock/v1/me', headers: bearer(secret) });
+      const answers = [];
+      for (let i = 0; i < 5; i++) answers.push(await me(i));
+      expect(answers.map((a) => a.statusCode)).toEqual([200, 200, 200, 200, 429]);
+      expect(answers.map((a) => a.headers['ratelimit-remaining'])).toEqual(['3', '2', '1', '0', '0']);
     },
   );
 });

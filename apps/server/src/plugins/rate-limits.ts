@@ -60,28 +60,42 @@ export class MemoryRateLimitCounter implements RateLimitCounter {
  * Counters in table rate_limit_hits, shared by every API process on one PostgreSQL. One statement
  * counts a hit: concurrent requests from several processes serialise on the key's row, and an
  * ended window restarts in the same statement, so no two processes can both see a fresh window.
- * Times come from the database's clock, so processes whose clocks differ agree on the window.
+ * Times are the process's (synchronised hosts differ by milliseconds, nothing next to a window of
+ * a minute), which is also what lets a test move the clock.
  */
 export class DatabaseRateLimitCounter implements RateLimitCounter {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async hit(key: string, windowMs: number) {
+    const now = new Date(this.now()).toISOString();
     const result = await this.db.execute(sql`
       insert into ${rateLimitHits} as h (key, hits, reset_at)
-      values (${key}, 1, now() + ${windowMs}::int * interval '1 millisecond')
+      values (${key}, 1, ${now}::timestamptz + ${windowMs}::int * interval '1 millisecond')
       on conflict (key) do update set
-        hits = case when h.reset_at <= now() then 1 else h.hits + 1 end,
-        reset_at = case when h.reset_at <= now() then excluded.reset_at else h.reset_at end
-      returning h.hits, extract(epoch from (h.reset_at - now())) * 1000 as ttl_ms`);
+        hits = case when h.reset_at <= ${now}::timestamptz then 1 else h.hits + 1 end,
+        reset_at = case when h.reset_at <= ${now}::timestamptz then excluded.reset_at else h.reset_at end
+      returning h.hits, extract(epoch from (h.reset_at - ${now}::timestamptz)) * 1000 as ttl_ms`);
     const row = (result as unknown as { rows: { hits: number | string; ttl_ms: number | string }[] })
       .rows[0]!;
     return { hits: Number(row.hits), ttlMs: Math.max(0, Number(row.ttl_ms)) };
   }
 
   async sweep() {
-    await this.db.delete(rateLimitHits).where(sql`${rateLimitHits.resetAt} <= now()`);
+    await this.db
+      .delete(rateLimitHits)
+      .where(sql`${rateLimitHits.resetAt} <= ${new Date(this.now()).toISOString()}::timestamptz`);
   }
 }
+
+/**
+ * The counter of a deployment: with PostgreSQL several API processes may serve it, so the counts
+ * live in the database; the embedded database serves one process, whose memory is enough and cheaper.
+ */
+export const rateLimitCounterFor = (database: DatabaseHandle): RateLimitCounter =>
+  database.kind === 'postgres' ? new DatabaseRateLimitCounter(database.db) : new MemoryRateLimitCounter();
 
 /**
  * @fastify/rate-limit's store interface over a counter. The key it passes already holds the
@@ -114,13 +128,10 @@ export const publicRateLimit = (name: PublicRateLimit) => ({
 const SWEEP_EVERY_MS = 10 * 60_000;
 
 /**
- * Registers @fastify/rate-limit for the routes that ask for it (`config: publicRateLimit(...)`).
- * With PostgreSQL several API processes may serve one deployment, so the counts live in the
- * database; the embedded database serves one process, whose memory is enough and cheaper.
+ * Registers @fastify/rate-limit for the routes that ask for it (`config: publicRateLimit(...)`),
+ * counting on `counter` (`rateLimitCounterFor`), which also sweeps ended windows here.
  */
-export async function registerRateLimits(app: FastifyInstance, database: DatabaseHandle) {
-  const counter: RateLimitCounter =
-    database.kind === 'postgres' ? new DatabaseRateLimitCounter(database.db) : new MemoryRateLimitCounter();
+export async function registerRateLimits(app: FastifyInstance, counter: RateLimitCounter) {
   await app.register(fastifyRateLimit, {
     global: false,
     // The route's groupId is appended: keys read "203.0.113.7:sendCode".

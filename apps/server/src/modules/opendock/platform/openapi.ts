@@ -49,7 +49,7 @@ const DESCRIPTION = `客户自有系统（CRM、订单系统等）调用的开�
 
 **应答**：与控制台接口相同的统一信封 \`{ success, status, data, message, msg, error }\`；失败时 \`message\` 为中文说明，\`code\` 供程序判断。
 
-**频率限制**：每个密钥每分钟的请求数有上限（创建密钥时设置）。每个应答都带 \`RateLimit-Policy: <上限>;w=60\` 与 \`RateLimit: limit=<上限>, remaining=<剩余>, reset=<秒>\`（以及旧版草案的 \`RateLimit-Limit\`、\`RateLimit-Remaining\`、\`RateLimit-Reset\`）；超出返回 429 与 \`Retry-After\`。计数在每个 API 进程内进行：部署了多个 API 进程时，一个密钥的总上限最多为进程数乘以该值。
+**频率限制**：每个密钥每分钟的请求数有上限（创建密钥时设置）。每个应答都带 \`RateLimit-Policy: <上限>;w=60\` 与 \`RateLimit: limit=<上限>, remaining=<剩余>, reset=<秒>\`（以及旧版草案的 \`RateLimit-Limit\`、\`RateLimit-Remaining\`、\`RateLimit-Reset\`）；超出返回 429 与 \`Retry-After\`。计数对整个部署生效：多个 API 进程共享同一个计数。
 
 **幂等**：所有 POST 接受 \`Idempotency-Key\` 请求头（1 到 255 个可打印 ASCII 字符，建议用 UUID）。首次应答保存 ${IDEMPOTENCY_KEY_HOURS} 小时，重复请求原样返回该应答并带 \`Idempotent-Replayed: true\`；同一键用于内容不同的请求返回 422，首次请求仍在处理时返回 409；5xx 应答不保存，可用同一键重试。
 

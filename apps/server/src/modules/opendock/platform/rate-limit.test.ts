@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MemoryRateLimitCounter } from '../../../plugins/rate-limits';
 import { bearer, opendockApp, seedApiKey, type TestApp } from './opendock.test-helper';
 import { KeyRateLimiter } from './rate-limit';
 
@@ -10,16 +11,16 @@ afterEach(async () => {
 });
 
 describe('per-key rate limit', () => {
-  it('counts a fixed 60 s window per key and reports what is left', () => {
+  it('counts a fixed 60 s window per key and reports what is left', async () => {
     let now = 1_000_000;
-    const limiter = new KeyRateLimiter(() => now);
-    expect(limiter.take('k', 2)).toEqual({ allowed: true, limit: 2, remaining: 1, resetSeconds: 60 });
+    const limiter = new KeyRateLimiter(new MemoryRateLimitCounter(() => now));
+    expect(await limiter.take('k', 2)).toEqual({ allowed: true, limit: 2, remaining: 1, resetSeconds: 60 });
     now += 10_500;
-    expect(limiter.take('k', 2)).toEqual({ allowed: true, limit: 2, remaining: 0, resetSeconds: 50 });
-    expect(limiter.take('k', 2)).toMatchObject({ allowed: false, remaining: 0, resetSeconds: 50 });
-    expect(limiter.take('other', 2)).toMatchObject({ allowed: true, remaining: 1 });
+    expect(await limiter.take('k', 2)).toEqual({ allowed: true, limit: 2, remaining: 0, resetSeconds: 50 });
+    expect(await limiter.take('k', 2)).toMatchObject({ allowed: false, remaining: 0, resetSeconds: 50 });
+    expect(await limiter.take('other', 2)).toMatchObject({ allowed: true, remaining: 1 });
     now += 49_500;
-    expect(limiter.take('k', 2)).toEqual({ allowed: true, limit: 2, remaining: 1, resetSeconds: 60 });
+    expect(await limiter.take('k', 2)).toEqual({ allowed: true, limit: 2, remaining: 1, resetSeconds: 60 });
   });
 
   it('puts the headers on every answer and answers 429 with Retry-After beyond the limit', async () => {
