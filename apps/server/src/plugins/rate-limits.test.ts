@@ -119,7 +119,7 @@ describe('the database counter', () => {
       url.pathname = `/${name}`;
       const second = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 2 });
       closers.push(() => second.close());
-      const apps = [];
+      const apps: Awaited<ReturnType<typeof buildApp>>[] = [];
       for (const database of [first, second]) {
         const app = await buildApp({
           database,
