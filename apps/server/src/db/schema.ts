@@ -623,6 +623,8 @@ export const calls = pgTable(
      * failed, why it failed (磁盘已满，录音未能保存), since a failed recording has no key.
      */
     recordingKey: text('recording_key'),
+    /** Why the recording could not be made or kept (磁盘已满…), while `recording` is failed. */
+    recordingError: text('recording_error'),
     recordingDurationMs: integer('recording_duration_ms'),
     /**
      * A recording worker's claim on the pending mix (any process may mix it; only one at a time).

@@ -172,7 +172,11 @@ describe('recording worker and a real line’s WAV', () => {
       .from(calls)
       .where(inArray(calls.id, [line, simulated]));
     const byId = new Map(rows.map((r) => [r.id, r]));
-    expect(byId.get(line)).toMatchObject({ recording: 'failed', recordingKey: '线路录音文件缺失' });
+    expect(byId.get(line)).toMatchObject({
+      recording: 'failed',
+      recordingKey: null,
+      recordingError: '线路录音文件缺失',
+    });
     expect(fs.existsSync(path.join(dataDir, 'recordings', `${projectId}/${line}.wav`))).toBe(false);
     // The same transcript on the simulated carrier is mixed as ever.
     expect(byId.get(simulated)).toMatchObject({ recording: 'ready' });
@@ -268,4 +272,38 @@ describe('a recording disk that is full', () => {
       recordings: { ok: true, reason: null, since: null },
     });
   }, 60_000);
+});
+
+describe('migration 0025', () => {
+  it('moves the reason of a recording that failed before it from recording_key to recording_error', async () => {
+    database = await createTestDatabase();
+    const { projectId } = await seedUser(database.db, { email: 'legacy@example.com' });
+    const failed = await pendingCall(database.db, projectId);
+    const ready = await pendingCall(database.db, projectId);
+    // How 0024 and before stored them.
+    await database.db
+      .update(calls)
+      .set({ recording: 'failed', recordingKey: '磁盘已满，录音未能保存', recordingError: null })
+      .where(inArray(calls.id, [failed]));
+    await database.db
+      .update(calls)
+      .set({ recording: 'ready', recordingKey: `${projectId}/${ready}.wav` })
+      .where(inArray(calls.id, [ready]));
+    const migration = fs.readFileSync(
+      path.join(import.meta.dirname, '../../drizzle/0025_recording_error.sql'),
+      'utf8',
+    );
+    const backfill = migration.split('--> statement-breakpoint').find((part) => part.includes('UPDATE'))!;
+    await database.db.execute(backfill);
+    const rows = await database.db
+      .select({ id: calls.id, key: calls.recordingKey, error: calls.recordingError })
+      .from(calls)
+      .where(inArray(calls.id, [failed, ready]));
+    expect(new Map(rows.map((r) => [r.id, r]))).toEqual(
+      new Map([
+        [failed, { id: failed, key: null, error: '磁盘已满，录音未能保存' }],
+        [ready, { id: ready, key: `${projectId}/${ready}.wav`, error: null }],
+      ]),
+    );
+  });
 });

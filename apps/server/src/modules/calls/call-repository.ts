@@ -336,6 +336,7 @@ export class CallRepository implements CallRecorder {
         .set({
           recording: 'ready',
           recordingKey: recording.key,
+          recordingError: null,
           recordingDurationMs: recording.durationMs,
           recordingLeaseOwner: null,
           recordingLeaseUntil: null,
@@ -363,7 +364,8 @@ export class CallRepository implements CallRecorder {
       .update(calls)
       .set({
         recording: 'failed',
-        recordingKey: reason,
+        recordingKey: null,
+        recordingError: reason,
         recordingLeaseOwner: null,
         recordingLeaseUntil: null,
       })

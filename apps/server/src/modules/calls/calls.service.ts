@@ -201,8 +201,7 @@ export async function getCallDetail(db: Database, projectId: string, callId: str
     transferredAt: iso(row.transferredAt),
     variables: (row.variables as Record<string, string>) ?? {},
     recordingDurationMs: row.recordingDurationMs,
-    // A failed recording has no key: the column holds why it failed (see the schema).
-    recordingError: row.recording === 'failed' ? row.recordingKey : null,
+    recordingError: row.recording === 'failed' ? row.recordingError : null,
     flow: row.flowName
       ? {
           flowId: row.flowId,
