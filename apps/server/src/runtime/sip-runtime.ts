@@ -202,7 +202,7 @@ export async function startSipRuntime(options: {
       const trunk = caller ? (matchPeer(caller) ?? registrarAddresses.get(caller) ?? null) : null;
       return trunk ? routeOf(trunk, ourNumber, ourNumber) : null;
     },
-    onError: (err, context) => log.warn({ err, context }, 'sip call step failed'),
+    onError: (err, context, callId) => log.warn({ err, context, callId }, 'sip call step failed'),
   });
 
   const registrations = new Map<string, Registration>();

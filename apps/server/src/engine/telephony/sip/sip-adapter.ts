@@ -81,7 +81,8 @@ export interface SipAdapterOptions {
    * trunk is unknown; such a call cannot be transferred on a line that refuses REFER.
    */
   inboundRoute?: (call: { source: RequestSource; request: SipRequest; ourNumber: string }) => SipRoute | null;
-  onError?: (err: unknown, context: string) => void;
+  /** `callId`: the platform's call the step belonged to, so its log line is found with the call's. */
+  onError?: (err: unknown, context: string, callId?: string) => void;
 }
 
 export interface SipOriginateRequest extends OriginateRequest {
@@ -296,7 +297,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
           },
         });
       },
-      onError: options.onError,
+      onError: (err, context) => options.onError?.(err, context, input.callId),
     });
     session.handlers.onRequest = (request) => {
       if (request.method === 'INFO') {
@@ -307,14 +308,14 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
       }
       return request.method === 'NOTIFY' ? 200 : 405;
     };
-    serveReoffers(session, media, (negotiated) => {
+    serveReoffers(session, media, input.callId, (negotiated) => {
       telephoneEvent = negotiated.telephoneEventPayloadType !== null;
     });
     legs.add(leg);
     void leg.whenEnded.then(async () => {
       legs.delete(leg);
       if (bridged) return;
-      await input.media.close().catch((err) => options.onError?.(err, 'media close'));
+      await input.media.close().catch((err) => options.onError?.(err, 'media close', input.callId));
     });
     return leg;
   }
@@ -326,11 +327,12 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
   function serveReoffers(
     session: InviteSession,
     media: MediaSession,
+    callId: string,
     onNegotiated?: (negotiated: NegotiatedMedia) => void,
   ) {
     const apply = (negotiated: NegotiatedMedia) => {
       onNegotiated?.(negotiated);
-      void startMedia(media, negotiated).catch((err) => options.onError?.(err, 'media'));
+      void startMedia(media, negotiated).catch((err) => options.onError?.(err, 'media', callId));
     };
     session.handlers.onMedia = apply;
     session.handlers.onOffer = (sdp) => {
@@ -387,7 +389,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
       });
     } catch (err) {
       // No RTP port left, or the stack is closing: the call goes on with the assistant.
-      options.onError?.(err, 'transfer leg');
+      options.onError?.(err, 'transfer leg', first.callId);
       return { ok: false, detail: '转接失败：无法发起人工坐席呼叫', outcome: 'failed' };
     }
     if (!dialled.answered) {
@@ -411,16 +413,17 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
       // The assistant's recording ends at the transfer: the two people's conversation is not
       // part of the assistant's call, and the recording worker may store the file at once.
       const stopped = await first.media.stopRecording();
-      if (stopped.recordingError) options.onError?.(new Error(stopped.recordingError), 'recording');
+      if (stopped.recordingError)
+        options.onError?.(new Error(stopped.recordingError), 'recording', first.callId);
       await engine.bridge(first.media, second.media);
     } catch (err) {
       // The media worker failed under us: nobody can talk, end both calls.
-      options.onError?.(err, 'bridge');
+      options.onError?.(err, 'bridge', first.callId);
       await Promise.all([first.session.bye(), second.session.bye()]);
       await Promise.all([first.media.close(), second.media.close()].map((p) => p.catch(() => undefined)));
       return { ok: false, detail: '转接失败：无法接通双方的通话', outcome: 'failed' };
     }
-    startBridge({ session: first.session, media: first.media }, second);
+    startBridge({ session: first.session, media: first.media }, second, first.callId);
     return { ok: true, detail: 'bridged' };
   }
 
@@ -428,6 +431,7 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
   function startBridge(
     a: { session: InviteSession; media: MediaSession },
     b: { session: InviteSession; media: MediaSession },
+    callId: string,
   ) {
     let ending: Promise<void> | null = null;
     const silenceWatchers: Array<() => void> = [];
@@ -456,8 +460,8 @@ export function createSipAdapter(options: SipAdapterOptions): SipAdapter {
       side.media.on('inactive', onInactive);
       silenceWatchers.push(() => side.media.off('inactive', onInactive));
     }
-    serveReoffers(a.session, a.media);
-    serveReoffers(b.session, b.media);
+    serveReoffers(a.session, a.media, callId);
+    serveReoffers(b.session, b.media, callId);
     // Keys sent as SIP INFO go on as RFC 4733 where the other side takes it; INFO is answered
     // either way (empty ones are keep-alives to some SBCs).
     const relayInfo = (to: MediaSession) => (request: SipRequest) => {
