@@ -43,15 +43,20 @@ export async function reviewRequired(db: Database, projectId: string): Promise<b
   return row?.required ?? false;
 }
 
+/** Who did it, for the audit entries of reviews: the member, from where, in which project. */
+const byActor = (projectId: string, actor: Actor) => ({
+  projectId,
+  userId: actor.userId,
+  actor: actor.email,
+  ip: actor.ip,
+});
+
 export async function setReviewRequired(db: Database, projectId: string, required: boolean, actor: Actor) {
   if (!canManageProject(actor.role)) throw forbidden('仅项目所有者或管理员可以设置发布审核');
   await db.transaction(async (tx) => {
     await tx.update(projects).set({ reviewRequired: required }).where(eq(projects.id, projectId));
     await recordAudit(tx, {
-      projectId,
-      userId: actor.userId,
-      actor: actor.email,
-      ip: actor.ip,
+      ...byActor(projectId, actor),
       action: 'project.settings_changed',
       targetType: 'project',
       targetId: projectId,
@@ -114,10 +119,7 @@ export async function submitReview(
       submittedBy: actor.userId,
     });
     await recordAudit(tx, {
-      projectId,
-      userId: actor.userId,
-      actor: actor.email,
-      ip: actor.ip,
+      ...byActor(projectId, actor),
       action: 'review.submitted',
       targetType: kind,
       targetId,
@@ -295,10 +297,7 @@ export async function approveReview(
       })
       .where(eq(publishReviews.id, reviewId));
     await recordAudit(tx, {
-      projectId,
-      userId: actor.userId,
-      actor: actor.email,
-      ip: actor.ip,
+      ...byActor(projectId, actor),
       action: 'review.approved',
       targetType: row.kind,
       targetId: row.targetId,
@@ -324,10 +323,7 @@ export async function rejectReview(
       .set({ status: 'rejected', decidedBy: actor.userId, decidedAt: new Date(), comment })
       .where(eq(publishReviews.id, reviewId));
     await recordAudit(tx, {
-      projectId,
-      userId: actor.userId,
-      actor: actor.email,
-      ip: actor.ip,
+      ...byActor(projectId, actor),
       action: 'review.rejected',
       targetType: row.kind,
       targetId: row.targetId,
