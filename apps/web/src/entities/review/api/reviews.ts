@@ -33,11 +33,11 @@ const searchOf = (query: ReviewQuery) => {
   return params.toString();
 };
 
-export function useReviewSettings(projectId: string | undefined) {
+export function useReviewSettings(projectId: string | undefined, options: { enabled?: boolean } = {}) {
   return useQuery({
     queryKey: reviewKeys.settings(projectId ?? ''),
     queryFn: () => get<ReviewSettings>(projectUrl(projectId ?? '', '/review-settings')),
-    enabled: Boolean(projectId),
+    enabled: Boolean(projectId) && options.enabled !== false,
   });
 }
 

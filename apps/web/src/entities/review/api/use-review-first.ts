@@ -7,6 +7,7 @@ import { useReviewSettings } from './reviews';
  */
 export function useReviewFirst(projectId: string | undefined): boolean {
   const manager = useUserStore((state) => state.userInfo.isOwnerOrAdmin);
-  const settings = useReviewSettings(projectId);
+  // An owner or admin publishes directly whatever the switch says: no need to ask.
+  const settings = useReviewSettings(projectId, { enabled: !manager });
   return Boolean(settings.data?.required) && !manager;
 }
