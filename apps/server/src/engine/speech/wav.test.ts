@@ -1,24 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { wavHeader } from './testing/openai-speech-server';
 import { encodeWav, readMono } from './wav';
 
-/** A 16-bit WAV with `channels` interleaved, built byte by byte (no helper under test). */
+/** A 16-bit WAV with `channels` interleaved, written without the code under test. */
 function wavOf(frames: number[][], sampleRate: number): Buffer {
   const channels = frames[0]!.length;
   const data = Buffer.alloc(frames.length * channels * 2);
   frames.flat().forEach((v, i) => data.writeInt16LE(v, i * 2));
-  const head = Buffer.alloc(44);
-  head.write('RIFF', 0, 'ascii');
-  head.writeUInt32LE(36 + data.length, 4);
-  head.write('WAVEfmt ', 8, 'ascii');
-  head.writeUInt32LE(16, 16);
-  head.writeUInt16LE(1, 20);
-  head.writeUInt16LE(channels, 22);
-  head.writeUInt32LE(sampleRate, 24);
-  head.writeUInt32LE(sampleRate * channels * 2, 28);
-  head.writeUInt16LE(channels * 2, 32);
-  head.writeUInt16LE(16, 34);
-  head.write('data', 36, 'ascii');
-  head.writeUInt32LE(data.length, 40);
+  const head = wavHeader(sampleRate, channels, data.length);
   return Buffer.concat([head, data]);
 }
 

@@ -101,10 +101,11 @@ export function fakeSpeech(text: string, rate: number, msPerChar: number): Int16
   return out;
 }
 
-function wavHeader(rate: number, channels: number): Buffer {
+/** A 16-bit PCM WAV header; without `dataBytes`, the sizes a stream that has not ended writes. */
+export function wavHeader(rate: number, channels: number, dataBytes = 0xffffffff): Buffer {
   const header = Buffer.alloc(44);
   header.write('RIFF', 0, 'ascii');
-  header.writeUInt32LE(0xffffffff, 4);
+  header.writeUInt32LE(dataBytes === 0xffffffff ? dataBytes : 36 + dataBytes, 4);
   header.write('WAVE', 8, 'ascii');
   header.write('fmt ', 12, 'ascii');
   header.writeUInt32LE(16, 16);
@@ -115,7 +116,7 @@ function wavHeader(rate: number, channels: number): Buffer {
   header.writeUInt16LE(channels * 2, 32);
   header.writeUInt16LE(16, 34);
   header.write('data', 36, 'ascii');
-  header.writeUInt32LE(0xffffffff, 40);
+  header.writeUInt32LE(dataBytes, 40);
   return header;
 }
 

@@ -34,6 +34,15 @@ function renderSignup(replies: Record<string, FakeReply>, entry = '/signup') {
 const type = (label: string, value: string) =>
   fireEvent.change(screen.getByLabelText(label), { target: { value } });
 
+/** Step 1 filled in correctly and submitted. */
+function fillAccount() {
+  type('邮箱', 'new@example.com');
+  type('昵称', '李雷');
+  type('密码', 'abcdefg1');
+  type('确认密码', 'abcdefg1');
+  fireEvent.click(screen.getByRole('button', { name: '下一步' }));
+}
+
 async function chooseIndustry(industry: string) {
   fireEvent.mouseDown(screen.getByRole('combobox'));
   fireEvent.click(await screen.findByTitle(industry));
@@ -51,11 +60,7 @@ describe('sign-up page', () => {
       }),
     });
 
-    type('邮箱', 'new@example.com');
-    type('昵称', '李雷');
-    type('密码', 'abcdefg1');
-    type('确认密码', 'abcdefg1');
-    fireEvent.click(screen.getByRole('button', { name: '下一步' }));
+    fillAccount();
 
     expect(await screen.findByLabelText('项目名称')).toBeTruthy();
     expect(localStorage.getItem('token')).toBe('tok-new');
@@ -120,11 +125,7 @@ describe('sign-up page', () => {
     expect(screen.getByRole('link', { name: '去登录' }).getAttribute('href')).toBe(
       `/login?redirect=${encodeURIComponent('/invite/tok-abc')}`,
     );
-    type('邮箱', 'new@example.com');
-    type('昵称', '李雷');
-    type('密码', 'abcdefg1');
-    type('确认密码', 'abcdefg1');
-    fireEvent.click(screen.getByRole('button', { name: '下一步' }));
+    fillAccount();
 
     expect(await screen.findByText('page /invite/:token')).toBeTruthy();
     expect(router.state.location.pathname).toBe('/invite/tok-abc');
@@ -138,11 +139,7 @@ describe('sign-up page', () => {
       `/signup?redirect=${encodeURIComponent('//evil.example/')}`,
     );
 
-    type('邮箱', 'new@example.com');
-    type('昵称', '李雷');
-    type('密码', 'abcdefg1');
-    type('确认密码', 'abcdefg1');
-    fireEvent.click(screen.getByRole('button', { name: '下一步' }));
+    fillAccount();
 
     expect(await screen.findByLabelText('项目名称')).toBeTruthy();
   });
