@@ -37,8 +37,8 @@ if (file) {
   timer.unref();
 }
 
-// SOAK_CPU_PROFILE=<file>: a CPU profile of the server from 30 s in (the task at full
-// concurrency) for SOAK_CPU_PROFILE_MS, to find what holds the event loop (open it in Chrome's
+// SOAK_CPU_PROFILE=<file>: a CPU profile of the server from SOAK_CPU_PROFILE_FROM_MS (default
+// 30 s in: the task at full concurrency; 0 for the start) for SOAK_CPU_PROFILE_MS, to find what holds the event loop (open it in Chrome's
 // DevTools). `--cpu-prof` cannot be passed through NODE_OPTIONS, hence the inspector.
 const profileFile = process.env.SOAK_CPU_PROFILE;
 if (profileFile) {
@@ -58,6 +58,6 @@ if (profileFile) {
       Number(process.env.SOAK_CPU_PROFILE_MS ?? 60_000),
     );
     stop.unref();
-  }, 30_000);
+  }, Number(process.env.SOAK_CPU_PROFILE_FROM_MS ?? 30_000));
   start.unref();
 }
