@@ -1,4 +1,5 @@
 import type { CallList, TaskSummary } from '@callpilot/contracts';
+import { expect } from 'vitest';
 import { login } from './server';
 
 /** The demo project's API as its owner: for set-up and checks the console is not under test for. */
@@ -65,4 +66,95 @@ export async function demoSettled(api: ProjectApi, timeoutMs: number): Promise<v
     await new Promise((resolve) => setTimeout(resolve, 2000));
   }
   throw new Error(`the demo project did not settle in ${timeoutMs} ms: ${state}`);
+}
+
+/** A China-time calendar date (YYYY-MM-DD), as task dates are written. */
+const chinaDate = (ms: number) => new Date(ms + 8 * 3600_000).toISOString().slice(0, 10);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Creates, fills (24 numbers from `phonePrefix`) and starts a task of the demo's published
+ * assistant that may call at any hour, at concurrency 6, retrying an interrupted, unanswered or
+ * busy call once a minute later: what the fault tests cut off mid-way. Answers the task's id.
+ */
+export async function startRetryingTask(api: ProjectApi, name: string, phonePrefix: string): Promise<string> {
+  const assistants = await api.get<{ items: { id: string; publishedVersion: number | null }[] }>(
+    '/assistants?pageSize=50',
+  );
+  const assistant = assistants.items.find((a) => a.publishedVersion)!;
+  const now = Date.now();
+  const retry = { maxRetries: 1, intervalMinutes: 1 };
+  const task = await api.call<{ id: string }>('POST', '/tasks', {
+    name,
+    assistantId: assistant.id,
+    startDate: chinaDate(now - 24 * 3600_000),
+    endDate: chinaDate(now + 30 * 24 * 3600_000),
+    windows: [{ days: [1, 2, 3, 4, 5, 6, 7], start: '00:00', end: '24:00' }],
+    skipHolidays: false,
+    concurrency: 6,
+    dailyCapPerNumber: 0,
+    retryRules: { interrupted: retry, no_answer: retry, busy: retry },
+  });
+  const phones = Array.from({ length: 24 }, (_, i) => `${phonePrefix}${String(i).padStart(4, '0')}`);
+  const preview = await api.call<{ importId: string; mapping: unknown }>(
+    'POST',
+    `/tasks/${task.id}/imports/paste`,
+    { text: phones.join('\n') },
+  );
+  await api.call('POST', `/tasks/${task.id}/imports/${preview.importId}/commit`, {
+    importId: preview.importId,
+    mapping: preview.mapping,
+  });
+  await api.call('POST', `/tasks/${task.id}/actions/start`);
+  return task.id;
+}
+
+/** Waits until the task has calls live and some already done: the moment to cut it off. */
+export async function taskUnderWay(api: ProjectApi, taskId: string): Promise<void> {
+  for (let i = 0; ; i++) {
+    const detail = await api.get<TaskSummary & { activeCalls: number }>(`/tasks/${taskId}`);
+    if (detail.activeCalls >= 3 && detail.counts.finished >= 1) return;
+    if (i > 600) throw new Error('the task never got under way');
+    await sleep(50);
+  }
+}
+
+/** Waits for 已完成, reading through failures while the server or its database comes back. */
+export async function taskCompleted(api: ProjectApi, taskId: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let counts: unknown = null;
+  while (Date.now() < deadline) {
+    const detail = await api.get<TaskSummary>(`/tasks/${taskId}`).catch(() => null);
+    if (detail?.state === 'completed') return;
+    counts = detail?.counts ?? counts;
+    await sleep(100);
+  }
+  throw new Error(`the task did not complete: ${JSON.stringify(counts)}`);
+}
+
+export interface TaskOutcome {
+  contacts: { id: string; status: string; attempts: number; skipReason: string | null }[];
+  calls: { id: string; contactId: string; endReason: string; status: string }[];
+}
+
+/**
+ * The task's contacts and calls once it completed, checked for what no fault may break: a final
+ * state for every contact, never more attempts than the retry rules allow, exactly one ended call
+ * record per attempt (none dialled twice, none lost).
+ */
+export async function checkedTaskOutcome(api: ProjectApi, taskId: string): Promise<TaskOutcome> {
+  const contacts = (
+    await api.get<{ items: TaskOutcome['contacts'] }>(`/tasks/${taskId}/contacts?pageSize=100`)
+  ).items;
+  const calls = (await api.get<{ items: TaskOutcome['calls'] }>(`/calls?taskId=${taskId}&pageSize=100`))
+    .items;
+  expect(contacts).toHaveLength(24);
+  for (const contact of contacts) {
+    expect(['done', 'failed', 'skipped']).toContain(contact.status);
+    expect(contact.attempts).toBeLessThanOrEqual(2);
+    const own = calls.filter((c) => c.contactId === contact.id).map((c) => c.id);
+    expect(own.sort()).toEqual(Array.from({ length: contact.attempts }, (_, i) => `${contact.id}.${i + 1}`));
+  }
+  for (const c of calls) expect(c.status).toBe('ended');
+  return { contacts, calls };
 }

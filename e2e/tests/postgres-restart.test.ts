@@ -1,7 +1,14 @@
 import fs from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type PrivatePostgres, postgresBin, startPrivatePostgres } from '../support/postgres';
-import { login, type RunningServer, startServer, stopServer, tempDir } from '../support/server';
+import {
+  checkedTaskOutcome,
+  openProjectApi,
+  startRetryingTask,
+  taskCompleted,
+  taskUnderWay,
+} from '../support/project-api';
+import { type RunningServer, startServer, stopServer, tempDir } from '../support/server';
 
 const bin = postgresBin();
 const running: RunningServer[] = [];
@@ -13,7 +20,6 @@ afterAll(async () => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
-const chinaDate = (ms: number) => new Date(ms + 8 * 3600_000).toISOString().slice(0, 10);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 if (!bin) {
@@ -40,55 +46,9 @@ describe.skipIf(!bin)('PostgreSQL restarted in the middle of a running task', ()
     server.exited.then((code) => {
       exitedWith = code;
     });
-    const token = await login(server.url, 'demo@example.com', 'pg-restart');
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const me = (await (await fetch(`${server.url}/api/user/current`, { headers })).json()) as {
-      data: { projects: { id: string }[] };
-    };
-    const projectId = me.data.projects[0]!.id;
-    const call = async (method: string, url: string, body?: unknown) => {
-      const res = await fetch(`${server.url}/api/project/${projectId}${url}`, {
-        method,
-        headers,
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      // biome-ignore lint/suspicious/noExplicitAny: answers of several routes, checked field by field below
-      const json = (await res.json()) as { data: any; message: string };
-      if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${json.message}`);
-      return json.data;
-    };
-    const assistants = await call('GET', '/assistants?pageSize=50');
-    const assistant = assistants.items.find((a: { publishedVersion: number | null }) => a.publishedVersion);
-    const now = Date.now();
-    const task = await call('POST', '/tasks', {
-      name: '数据库重启',
-      assistantId: assistant.id,
-      startDate: chinaDate(now - 24 * 3600_000),
-      endDate: chinaDate(now + 30 * 24 * 3600_000),
-      windows: [{ days: [1, 2, 3, 4, 5, 6, 7], start: '00:00', end: '24:00' }],
-      skipHolidays: false,
-      concurrency: 6,
-      dailyCapPerNumber: 0,
-      retryRules: {
-        interrupted: { maxRetries: 1, intervalMinutes: 1 },
-        no_answer: { maxRetries: 1, intervalMinutes: 1 },
-        busy: { maxRetries: 1, intervalMinutes: 1 },
-      },
-    });
-    const phones = Array.from({ length: 24 }, (_, i) => `1390001${String(i).padStart(4, '0')}`);
-    const preview = await call('POST', `/tasks/${task.id}/imports/paste`, { text: phones.join('\n') });
-    await call('POST', `/tasks/${task.id}/imports/${preview.importId}/commit`, {
-      importId: preview.importId,
-      mapping: preview.mapping,
-    });
-    await call('POST', `/tasks/${task.id}/actions/start`);
-
-    for (let i = 0; ; i++) {
-      const detail = await call('GET', `/tasks/${task.id}`);
-      if (detail.activeCalls >= 3 && detail.counts.finished >= 1) break;
-      if (i > 600) throw new Error('the task never got under way');
-      await sleep(50);
-    }
+    const api = await openProjectApi(server.url, 'demo@example.com', 'pg-restart');
+    const taskId = await startRetryingTask(api, '数据库重启', '1390001');
+    await taskUnderWay(api, taskId);
     // Every connection is cut while calls are live; the database is back about a second later.
     pg.restart('fast');
 
@@ -99,37 +59,13 @@ describe.skipIf(!bin)('PostgreSQL restarted in the middle of a running task', ()
       if (i > 300) throw new Error(`the server did not reconnect:\n${server.output()}`);
       await sleep(100);
     }
-    for (let i = 0; ; i++) {
-      const detail = await call('GET', `/tasks/${task.id}`).catch(() => null);
-      if (detail?.state === 'completed') break;
-      if (i > 600)
-        throw new Error(`the task did not complete after the restart: ${JSON.stringify(detail?.counts)}`);
-      await sleep(100);
-    }
+    await taskCompleted(api, taskId, 60_000);
+    // The same process all along: it never exited.
     expect(exitedWith).toBeNull();
-
-    const contacts = (await call('GET', `/tasks/${task.id}/contacts?pageSize=100`)).items;
-    const calls = (await call('GET', `/calls?taskId=${task.id}&pageSize=100`)).items as Array<{
-      id: string;
-      contactId: string;
-      endReason: string;
-      status: string;
-    }>;
-    expect(contacts).toHaveLength(24);
-    for (const contact of contacts) {
-      // A final state for every contact, never more attempts than the retry rules allow...
-      expect(['done', 'failed', 'skipped']).toContain(contact.status);
-      expect(contact.attempts).toBeLessThanOrEqual(2);
-      // ...and exactly one call record per attempt: none dialled twice, none lost.
-      const own = calls.filter((c) => c.contactId === contact.id).map((c) => c.id);
-      expect(own.sort()).toEqual(
-        Array.from({ length: contact.attempts }, (_, i) => `${contact.id}.${i + 1}`),
-      );
-    }
-    for (const c of calls) expect(c.status).toBe('ended');
+    const { contacts, calls } = await checkedTaskOutcome(api, taskId);
     // A call cut off by the outage is closed as 系统中断 and, unless its callee opted out, called again.
     for (const c of calls.filter((x) => x.endReason === 'interrupted' && x.id.endsWith('.1'))) {
-      const contact = contacts.find((x: { id: string }) => x.id === c.contactId);
+      const contact = contacts.find((x) => x.id === c.contactId)!;
       if (contact.status === 'skipped') continue;
       expect(
         calls.some((other) => other.id === `${c.contactId}.2`),

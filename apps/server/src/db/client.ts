@@ -105,19 +105,28 @@ const once = (fn: () => Promise<void>) => {
   };
 };
 
+/**
+ * A pool whose clients may lose their connection (the server restarts) without crashing the
+ * process: an idle client's error is heard by the pool's handler, and a checked-out one's (a
+ * transaction awaiting its caller) by its own, since pg-pool only listens on idle clients and an
+ * 'error' nobody hears kills the process. The query in progress fails on its own; the pool drops
+ * the broken client when it is released.
+ */
+function survivesRestarts(pool: pg.Pool): pg.Pool {
+  pool.on('error', () => {});
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
+  return pool;
+}
+
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   if (options.kind === 'postgres') {
-    const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
+    const pool = survivesRestarts(
+      new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 }),
+    );
     const listeners = new Set<pg.Client>();
     const lanes = new Map<string, { pool: pg.Pool; db: Database }>();
-    // An idle client that loses its connection must not crash the process.
-    pool.on('error', () => {});
-    // Nor one checked out between two queries (a transaction awaiting its caller) when the server
-    // restarts: pg-pool only listens on idle clients, and an 'error' nobody hears kills the process.
-    // The query in progress fails on its own; the pool drops the broken client when it is released.
-    pool.on('connect', (client) => {
-      client.on('error', () => {});
-    });
     const db = drizzlePg(pool, { schema }) as unknown as Database;
     return {
       db,
@@ -198,8 +207,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       lane(name, size) {
         let lane = lanes.get(name);
         if (!lane) {
-          const own = new pg.Pool({ connectionString: options.url, max: size });
-          own.on('error', () => {});
+          const own = survivesRestarts(new pg.Pool({ connectionString: options.url, max: size }));
           lane = { pool: own, db: drizzlePg(own, { schema }) as unknown as Database };
           lanes.set(name, lane);
         }
