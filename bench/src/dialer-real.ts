@@ -1,18 +1,10 @@
-// Issue #20 budget. `dialer-real`: the dialer's real path, as production runs it. The built server
-// is started on PostgreSQL with SIM_TIME_SCALE (simulated calls run that many times faster than real
-// time, database work does not: nothing hides it), and a task of 4,000 contacts at concurrency 200
-// goes through placeCall (call records, turns, analysis, recordings mixed by the server's worker).
-// Baseline, measured in the same run: the throughput if every slot were busy all the time with a
-// call (from the record's start to the callee's hang-up), concurrency ÷ mean call duration. The
-// ratio is contacts finished per second (first call → task completed) ÷ that baseline.
-import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { type AssistantConfig, assistantConfig, type TaskSettings } from '@callpilot/contracts';
+import type { TaskSettings } from '@callpilot/contracts';
 import { eq, sql } from 'drizzle-orm';
 import { type DatabaseHandle, openDatabase } from '../../apps/server/src/db/client';
-import { assistants, assistantVersions, callTasks, projects } from '../../apps/server/src/db/schema';
+import { callTasks } from '../../apps/server/src/db/schema';
 import { insertContacts, insertTask, testSettings } from '../../apps/server/src/engine/dialer/test-support';
-import { ASSISTANT_TEMPLATES } from '../../apps/server/src/modules/assistants/assistants.templates';
+import { seedProject } from './dialer';
 import { startPostgres } from './lib/pg';
 import { withScope } from './lib/proc';
 import { type BudgetResult, budget, fmtInt, fmtMs, fmtPct, fmtRatio, table } from './lib/report';
@@ -39,30 +31,7 @@ export async function seedRealTask(
   contacts: number,
 ): Promise<{ projectId: string; taskId: string }> {
   const db = handle.db;
-  const projectId = randomUUID();
-  await db.insert(projects).values({ id: projectId, name: 'bench-dialer-real' });
-  const template = ASSISTANT_TEMPLATES.find((t) => t.use === 'outbound') ?? ASSISTANT_TEMPLATES[0];
-  if (!template) throw new Error('no assistant template');
-  const config: AssistantConfig = assistantConfig.parse(template.config);
-  const assistantId = randomUUID();
-  await db.insert(assistants).values({
-    id: assistantId,
-    projectId,
-    name: template.name,
-    use: 'outbound',
-    config,
-    templateKey: template.key,
-    publishedVersion: 1,
-  });
-  await db.insert(assistantVersions).values({
-    assistantId,
-    version: 1,
-    projectId,
-    name: template.name,
-    use: 'outbound',
-    config,
-    draftRevision: 1,
-  });
+  const { projectId, loaded } = await seedProject(handle, 'bench-dialer-real');
   const settings: TaskSettings = testSettings({
     name: '真实路径压测',
     concurrency: CONCURRENCY,
@@ -72,7 +41,10 @@ export async function seedRealTask(
     dailyCapPerNumber: 0,
   });
   // Paused while its contacts go in: the dialer must not start on a half-imported list.
-  const taskId = await insertTask(db, projectId, settings, { assistantId, state: 'paused' });
+  const taskId = await insertTask(db, projectId, settings, {
+    assistantId: loaded.assistantId,
+    state: 'paused',
+  });
   await insertContacts(db, projectId, taskId, contacts);
   return { projectId, taskId };
 }

@@ -83,10 +83,11 @@ interface Run {
   retryLatenciesMs: number[];
 }
 
-async function seedProject(handle: DatabaseHandle) {
+/** A project with the outbound template's assistant published as version 1. */
+export async function seedProject(handle: DatabaseHandle, name = 'bench-dialer') {
   const db = handle.db;
   const projectId = randomUUID();
-  await db.insert(projects).values({ id: projectId, name: 'bench-dialer' });
+  await db.insert(projects).values({ id: projectId, name });
   const template = ASSISTANT_TEMPLATES.find((t) => t.use === 'outbound') ?? ASSISTANT_TEMPLATES[0];
   if (!template) throw new Error('no assistant template');
   const config: AssistantConfig = assistantConfig.parse(template.config);

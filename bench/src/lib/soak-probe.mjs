@@ -46,18 +46,21 @@ if (profileFile) {
   const { writeFileSync } = await import('node:fs');
   const session = new Session();
   session.connect();
-  const start = setTimeout(async () => {
-    await session.post('Profiler.enable');
-    await session.post('Profiler.setSamplingInterval', { interval: 1000 });
-    await session.post('Profiler.start');
-    const stop = setTimeout(
-      async () => {
-        const { profile } = await session.post('Profiler.stop');
-        writeFileSync(profileFile, JSON.stringify(profile));
-      },
-      Number(process.env.SOAK_CPU_PROFILE_MS ?? 60_000),
-    );
-    stop.unref();
-  }, Number(process.env.SOAK_CPU_PROFILE_FROM_MS ?? 30_000));
+  const start = setTimeout(
+    async () => {
+      await session.post('Profiler.enable');
+      await session.post('Profiler.setSamplingInterval', { interval: 1000 });
+      await session.post('Profiler.start');
+      const stop = setTimeout(
+        async () => {
+          const { profile } = await session.post('Profiler.stop');
+          writeFileSync(profileFile, JSON.stringify(profile));
+        },
+        Number(process.env.SOAK_CPU_PROFILE_MS ?? 60_000),
+      );
+      stop.unref();
+    },
+    Number(process.env.SOAK_CPU_PROFILE_FROM_MS ?? 30_000),
+  );
   start.unref();
 }
