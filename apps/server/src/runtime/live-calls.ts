@@ -61,6 +61,11 @@ export class LiveCalls {
     void running.finally(() => this.calls.delete(callId)).catch(() => {});
   }
 
+  /** The project of a call running here, for log lines that know only the call. */
+  projectOf(callId: string): string | null {
+    return this.calls.get(callId)?.projectId ?? null;
+  }
+
   /** Calls running here now by direction (the in-flight gauge reads this at each scrape). */
   inFlight(): Record<'inbound' | 'outbound', number> {
     const counts = { inbound: 0, outbound: 0 };

@@ -514,6 +514,7 @@ export function createRuntime({
       },
       recordingDir: path.join(env.dataDir, 'line-recordings'),
       onInviteFinal: (direction, status) => metrics.sipInvite(direction, status),
+      projectOf: (callId) => live.projectOf(callId),
     });
     sip = line;
     line.adapter.onInbound((offer) => {

@@ -118,6 +118,8 @@ export async function startSipRuntime(options: {
   directory: TrunkDirectory;
   synthesizer: () => SpeechSynthesizer;
   recordingDir: string;
+  /** The project of a call this process runs: SIP log lines about a call name both. */
+  projectOf?: (callId: string) => string | null;
   /** Every INVITE's final status, both ways (the INVITE outcome metrics). */
   onInviteFinal?: (direction: 'inbound' | 'outbound', status: number | null) => void;
 }): Promise<SipRuntime> {
@@ -202,7 +204,11 @@ export async function startSipRuntime(options: {
       const trunk = caller ? (matchPeer(caller) ?? registrarAddresses.get(caller) ?? null) : null;
       return trunk ? routeOf(trunk, ourNumber, ourNumber) : null;
     },
-    onError: (err, context, callId) => log.warn({ err, context, callId }, 'sip call step failed'),
+    onError: (err, context, callId) =>
+      log.warn(
+        { err, context, callId, projectId: callId ? (options.projectOf?.(callId) ?? null) : null },
+        'sip call step failed',
+      ),
   });
 
   const registrations = new Map<string, Registration>();
