@@ -6,7 +6,9 @@ import { encodeWav, readMono } from './wav';
 function wavOf(frames: number[][], sampleRate: number): Buffer {
   const channels = frames[0]!.length;
   const data = Buffer.alloc(frames.length * channels * 2);
-  frames.flat().forEach((v, i) => data.writeInt16LE(v, i * 2));
+  frames.flat().forEach((v, i) => {
+    data.writeInt16LE(v, i * 2);
+  });
   const head = wavHeader(sampleRate, channels, data.length);
   return Buffer.concat([head, data]);
 }
