@@ -69,7 +69,7 @@ export async function demoSettled(api: ProjectApi, timeoutMs: number): Promise<v
 }
 
 /** A China-time calendar date (YYYY-MM-DD), as task dates are written. */
-const chinaDate = (ms: number) => new Date(ms + 8 * 3600_000).toISOString().slice(0, 10);
+export const chinaDate = (ms: number) => new Date(ms + 8 * 3600_000).toISOString().slice(0, 10);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -95,18 +95,28 @@ export async function startRetryingTask(api: ProjectApi, name: string, phonePref
     dailyCapPerNumber: 0,
     retryRules: { interrupted: retry, no_answer: retry, busy: retry },
   });
-  const phones = Array.from({ length: 24 }, (_, i) => `${phonePrefix}${String(i).padStart(4, '0')}`);
+  await importAndStart(api, task.id, phoneRange(phonePrefix, 24));
+  return task.id;
+}
+
+/** `count` numbers: `prefix` followed by 0000, 0001, … */
+export const phoneRange = (prefix: string, count: number) =>
+  Array.from({ length: count }, (_, i) => `${prefix}${String(i).padStart(4, '0')}`);
+
+/** Pastes the numbers into the task's contact list with the proposed mapping, then starts it. */
+export async function importAndStart(api: ProjectApi, taskId: string, phones: string[]): Promise<void> {
   const preview = await api.call<{ importId: string; mapping: unknown }>(
     'POST',
-    `/tasks/${task.id}/imports/paste`,
-    { text: phones.join('\n') },
+    `/tasks/${taskId}/imports/paste`,
+    {
+      text: phones.join('\n'),
+    },
   );
-  await api.call('POST', `/tasks/${task.id}/imports/${preview.importId}/commit`, {
+  await api.call('POST', `/tasks/${taskId}/imports/${preview.importId}/commit`, {
     importId: preview.importId,
     mapping: preview.mapping,
   });
-  await api.call('POST', `/tasks/${task.id}/actions/start`);
-  return task.id;
+  await api.call('POST', `/tasks/${taskId}/actions/start`);
 }
 
 /** Waits until the task has calls live and some already done: the moment to cut it off. */

@@ -4,7 +4,13 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { launchBrowser } from '../support/browser';
 import { chooseOption, expectVisible, openLoggedIn, textOf, waitForToastsToLeave } from '../support/console';
-import { DEMO_ASSISTANT, demoSettled, openProjectApi, type ProjectApi } from '../support/project-api';
+import {
+  chinaDate,
+  DEMO_ASSISTANT,
+  demoSettled,
+  openProjectApi,
+  type ProjectApi,
+} from '../support/project-api';
 
 const baseUrl = inject('baseUrl');
 let browser: Browser;
@@ -13,8 +19,6 @@ let api: ProjectApi;
 
 const DAY_MS = 24 * 3600_000;
 
-/** A China-time calendar date (the dialer's dates and windows are in Asia/Shanghai). */
-const chinaDate = (ms: number) => new Date(ms + 8 * 3600_000).toISOString().slice(0, 10);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {

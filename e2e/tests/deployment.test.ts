@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { CallEvent, CallList } from '@callpilot/contracts';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openProjectApi } from '../support/project-api';
+import { chinaDate, importAndStart, openProjectApi, phoneRange } from '../support/project-api';
 import { freePort, type RunningServer, repoRoot, startServer, stopServer, tempDir } from '../support/server';
 
 /**
@@ -48,7 +48,6 @@ afterAll(async () => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
-const chinaDate = (ms: number) => new Date(ms + 8 * 3600_000).toISOString().slice(0, 10);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean, what: string, timeoutMs: number) {
@@ -290,17 +289,7 @@ describe.skipIf(Boolean(skipReason))(
           busy: { maxRetries: 0, intervalMinutes: 1 },
         },
       });
-      const phones = Array.from({ length: CONTACTS }, (_, i) => `1380000${String(i).padStart(4, '0')}`);
-      const preview = await api.call<{ importId: string; mapping: unknown }>(
-        'POST',
-        `/tasks/${task.id}/imports/paste`,
-        { text: phones.join('\n') },
-      );
-      await api.call('POST', `/tasks/${task.id}/imports/${preview.importId}/commit`, {
-        importId: preview.importId,
-        mapping: preview.mapping,
-      });
-      await api.call('POST', `/tasks/${task.id}/actions/start`);
+      await importAndStart(api, task.id, phoneRange('1380000', CONTACTS));
 
       // Kill a worker while both are carrying calls of the task, so the killed one certainly had some.
       const db = new pg.Client({ connectionString: dbUrl.toString() });
